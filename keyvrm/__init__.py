@@ -1,0 +1,1 @@
+"""KeyVRM: availability and load balancing of an OpenStack region's VMs."""

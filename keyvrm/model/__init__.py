@@ -1,0 +1,1 @@
+"""Snapshot and business-config dataclasses: the data every layer shares (imports no other layer)."""

@@ -1,0 +1,266 @@
+"""Business configuration (SPEC section 2): the global and per-aggregate settings, and their rules.
+
+These are the values operators change live through the API/CLI/Horizon. The database
+stores them; planners receive them as these frozen dataclasses. ``validate_*`` decides
+whether a set of changes is acceptable and returns the coerced values, or raises
+``InvalidField`` naming the first bad field. Nothing is stored by this module.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Optional
+
+from keyvrm.exception import InvalidField
+
+# Nova filters KeyVRM emulates (keyvrm.scheduling.filters registers exactly these).
+KNOWN_NOVA_FILTERS = (
+    "AggregateImagePropertiesIsolation",
+    "AggregateInstanceExtraSpecsFilter",
+    "AggregateMultiTenancyIsolation",
+    "AggregateNumInstancesFilter",
+    "AggregateTypeAffinityFilter",
+    "ComputeCapabilitiesFilter",
+    "ComputeFilter",
+    "DifferentHostFilter",
+    "ImagePropertiesFilter",
+    "IsolatedHostsFilter",
+    "NUMATopologyFilter",
+    "NumInstancesFilter",
+    "SameHostFilter",
+    "ServerGroupAffinityFilter",
+    "ServerGroupAntiAffinityFilter",
+)
+
+# Nova's default enabled_filters (those KeyVRM emulates), the default of nova_filters.
+DEFAULT_NOVA_FILTERS = (
+    "ComputeFilter",
+    "ComputeCapabilitiesFilter",
+    "ImagePropertiesFilter",
+    "ServerGroupAntiAffinityFilter",
+    "ServerGroupAffinityFilter",
+)
+
+MARKERS = ("", "HA", "LB", "HA+LB")
+LB_WEIGHT_KEYS = ("cpu", "ram", "net", "hugepages")
+DEFAULT_LB_WEIGHTS = {"cpu": 1.0, "ram": 1.0, "net": 0.5, "hugepages": 0.0}
+
+
+@dataclasses.dataclass(frozen=True)
+class AppConfig:
+    """The global business config (``app_config``), with SPEC section 2's defaults."""
+
+    enabled: bool = False
+    period: int = 60
+    nova_filters: tuple = DEFAULT_NOVA_FILTERS
+    ha_fence_ceph: bool = False
+    ha_fence_bmc: bool = False
+    ha_fence_nova: bool = True
+    ha_fence_interfaces: tuple = ()
+    ha_power_check_timeout: int = 60
+    ha_vm_reset_state_timeout: int = 300
+    ha_no_evacuate_key: str = "ha_no_evacuate"
+    lb_no_migrate_key: str = "lb_no_migrate"
+    executor_max_attempts: int = 3
+    executor_max_repeated_errors: int = 2
+    executor_manual_action_timeout: int = 30
+    lb_recommendations_auto_run: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class AggregateConfig:
+    """One aggregate's business config (``aggregate_config``); new aggregates are NOOP."""
+
+    name: str
+    marker: str = ""
+    no_op_mode: bool = True
+    no_op_reason: Optional[str] = "new aggregate: NOOP until an operator enables it"
+    lb_period: int = 600
+    lb_weights: dict = dataclasses.field(default_factory=lambda: dict(DEFAULT_LB_WEIGHTS))
+    lb_overload_threshold: float = 80.0
+    lb_target_max_load: float = 70.0
+
+    @property
+    def runs_ha(self) -> bool:
+        return not self.no_op_mode and self.marker in ("HA", "HA+LB")
+
+    @property
+    def runs_lb(self) -> bool:
+        return not self.no_op_mode and self.marker in ("LB", "HA+LB")
+
+
+APP_CONFIG_FIELDS = tuple(f.name for f in dataclasses.fields(AppConfig))
+AGGREGATE_CONFIG_FIELDS = tuple(
+    f.name for f in dataclasses.fields(AggregateConfig) if f.name != "name")
+
+
+def _as_bool(field, value):
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        lowered = value.strip().lower()
+        if lowered in ("true", "yes", "on", "1"):
+            return True
+        if lowered in ("false", "no", "off", "0"):
+            return False
+    raise InvalidField(field, f"expected true or false, got {value!r}")
+
+
+def _as_int(field, value, minimum=None, maximum=None):
+    if isinstance(value, bool):
+        raise InvalidField(field, f"expected an integer, got {value!r}")
+    try:
+        number = int(value) if not isinstance(value, float) or value.is_integer() else None
+    except (TypeError, ValueError):
+        number = None
+    if number is None:
+        raise InvalidField(field, f"expected an integer, got {value!r}")
+    if minimum is not None and number < minimum:
+        raise InvalidField(field, f"must be >= {minimum}, got {number}")
+    if maximum is not None and number > maximum:
+        raise InvalidField(field, f"must be <= {maximum}, got {number}")
+    return number
+
+
+def _as_float(field, value, minimum=None, maximum=None):
+    if isinstance(value, bool):
+        raise InvalidField(field, f"expected a number, got {value!r}")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise InvalidField(field, f"expected a number, got {value!r}") from None
+    if number != number:  # NaN
+        raise InvalidField(field, "expected a number, got NaN")
+    if minimum is not None and number < minimum:
+        raise InvalidField(field, f"must be between {minimum} and {maximum}, got {number:g}")
+    if maximum is not None and number > maximum:
+        raise InvalidField(field, f"must be between {minimum} and {maximum}, got {number:g}")
+    return number
+
+
+def _as_list(field, value):
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("["):
+            try:
+                value = json.loads(text)
+            except ValueError:
+                raise InvalidField(field, f"expected a JSON list, got {value!r}") from None
+        else:
+            value = [item.strip() for item in text.split(",") if item.strip()]
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise InvalidField(field, f"expected a list of names, got {value!r}")
+    return tuple(value)
+
+
+def _as_str(field, value, allow_empty=False):
+    if not isinstance(value, str):
+        raise InvalidField(field, f"expected a string, got {value!r}")
+    if not allow_empty and not value.strip():
+        raise InvalidField(field, "must not be empty")
+    return value
+
+
+def _nova_filters(field, value):
+    names = _as_list(field, value)
+    unknown = [n for n in names if n not in KNOWN_NOVA_FILTERS]
+    if unknown:
+        raise InvalidField(field, "unknown filter(s) %s; known: %s" % (
+            ", ".join(unknown), ", ".join(KNOWN_NOVA_FILTERS)))
+    if len(set(names)) != len(names):
+        raise InvalidField(field, "a filter is listed twice")
+    return names
+
+
+_APP_RULES = {
+    "enabled": _as_bool,
+    "period": lambda f, v: _as_int(f, v, minimum=1),
+    "nova_filters": _nova_filters,
+    "ha_fence_ceph": _as_bool,
+    "ha_fence_bmc": _as_bool,
+    "ha_fence_nova": _as_bool,
+    "ha_fence_interfaces": _as_list,
+    "ha_power_check_timeout": lambda f, v: _as_int(f, v, minimum=1),
+    "ha_vm_reset_state_timeout": lambda f, v: _as_int(f, v, minimum=0),
+    "ha_no_evacuate_key": _as_str,
+    "lb_no_migrate_key": _as_str,
+    "executor_max_attempts": lambda f, v: _as_int(f, v, minimum=1),
+    "executor_max_repeated_errors": lambda f, v: _as_int(f, v, minimum=1),
+    "executor_manual_action_timeout": lambda f, v: _as_int(f, v, minimum=1),
+    "lb_recommendations_auto_run": _as_bool,
+}
+
+
+def _lb_weights(field, value):
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            raise InvalidField(field, f"expected a JSON object, got {value!r}") from None
+    if not isinstance(value, dict):
+        raise InvalidField(field, f"expected an object of weights, got {value!r}")
+    unknown = sorted(set(value) - set(LB_WEIGHT_KEYS))
+    if unknown:
+        raise InvalidField(field, "unknown weight(s) %s; known: %s" % (
+            ", ".join(unknown), ", ".join(LB_WEIGHT_KEYS)))
+    weights = dict(DEFAULT_LB_WEIGHTS)
+    for key, weight in value.items():
+        weights[key] = _as_float(f"{field}.{key}", weight, minimum=0, maximum=1000)
+    if sum(weights.values()) <= 0:
+        raise InvalidField(field, "at least one weight must be > 0")
+    return weights
+
+
+def _marker(field, value):
+    if value is None:
+        value = ""
+    if value not in MARKERS:
+        raise InvalidField(field, "unknown marker %r; allowed: HA, LB, HA+LB or empty" % (value,))
+    return value
+
+
+_AGGREGATE_RULES = {
+    "marker": _marker,
+    "no_op_mode": _as_bool,
+    "no_op_reason": lambda f, v: None if v is None else _as_str(f, v, allow_empty=True),
+    "lb_period": lambda f, v: _as_int(f, v, minimum=0),
+    "lb_weights": _lb_weights,
+    "lb_overload_threshold": lambda f, v: _as_float(f, v, minimum=0, maximum=100),
+    "lb_target_max_load": lambda f, v: _as_float(f, v, minimum=0, maximum=100),
+}
+
+
+def _coerce(rules, changes):
+    coerced = {}
+    for field, value in changes.items():
+        rule = rules.get(field)
+        if rule is None:
+            raise InvalidField(field, "unknown field; known: %s" % ", ".join(rules))
+        coerced[field] = rule(field, value)
+    return coerced
+
+
+def validate_app_config(current: AppConfig, changes: dict) -> AppConfig:
+    """Return ``current`` with ``changes`` applied, or raise InvalidField for the first bad one."""
+    coerced = _coerce(_APP_RULES, changes)
+    return dataclasses.replace(current, **coerced)
+
+
+def validate_aggregate_config(current: AggregateConfig, changes: dict) -> AggregateConfig:
+    """Return ``current`` with ``changes`` applied, checking rules that span fields.
+
+    Turning NOOP on needs a reason; the LB target limit must stay below the overload
+    threshold (else a move could overload its target).
+    """
+    coerced = _coerce(_AGGREGATE_RULES, changes)
+    updated = dataclasses.replace(current, **coerced)
+    if coerced.get("no_op_mode") is True and not (updated.no_op_reason or "").strip():
+        raise InvalidField("no_op_reason", "a reason is required when NOOP mode is turned on")
+    if updated.lb_target_max_load >= updated.lb_overload_threshold:
+        field = "lb_target_max_load" if "lb_target_max_load" in coerced else "lb_overload_threshold"
+        raise InvalidField(field, "lb_target_max_load (%g) must be below lb_overload_threshold (%g)"
+                           % (updated.lb_target_max_load, updated.lb_overload_threshold))
+    if coerced.get("no_op_mode") is False and "no_op_reason" not in coerced:
+        updated = dataclasses.replace(updated, no_op_reason=None)
+    return updated

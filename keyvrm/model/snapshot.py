@@ -1,0 +1,286 @@
+"""The region snapshot: what KeyVRM knows of a region at the start of one cycle.
+
+Frozen dataclasses, units in field names. A planner reads only these. Mapping fields
+(``metadata``, ``extra_specs``, ...) are plain dicts for speed; treat them as read-only.
+Times are POSIX seconds (float). A metric that the TSDB did not return is ``None``
+("missing"), never 0.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Optional
+
+# Resource classes as Placement names them.
+VCPU = "VCPU"
+MEMORY_MB = "MEMORY_MB"
+DISK_GB = "DISK_GB"
+
+# Compute service states and statuses as Nova reports them.
+SERVICE_UP = "up"
+SERVICE_DOWN = "down"
+SERVICE_ENABLED = "enabled"
+SERVICE_DISABLED = "disabled"
+
+# Server group policies (Nova microversion >= 2.64 names).
+AFFINITY = "affinity"
+ANTI_AFFINITY = "anti-affinity"
+SOFT_AFFINITY = "soft-affinity"
+SOFT_ANTI_AFFINITY = "soft-anti-affinity"
+SERVER_GROUP_POLICIES = (AFFINITY, ANTI_AFFINITY, SOFT_AFFINITY, SOFT_ANTI_AFFINITY)
+
+# Names of the snapshot's sources (keys of ``RegionSnapshot.sources``).
+SOURCE_NOVA = "nova"
+SOURCE_PLACEMENT = "placement"
+SOURCE_GLANCE = "glance"
+SOURCE_METRICS = "metrics"
+SOURCE_HEARTBEAT = "heartbeat"
+SOURCES = (SOURCE_NOVA, SOURCE_PLACEMENT, SOURCE_GLANCE, SOURCE_METRICS, SOURCE_HEARTBEAT)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SourceStatus:
+    """Whether one source answered this cycle, and if not, why."""
+
+    name: str
+    ok: bool
+    error: Optional[str] = None
+    duration_s: float = 0.0
+    requests: int = 0
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class AvailabilityZone:
+    name: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Aggregate:
+    """A Nova host aggregate; ``name`` is the key KeyVRM's per-aggregate config uses."""
+
+    name: str
+    nova_id: int
+    uuid: Optional[str] = None
+    availability_zone: Optional[str] = None
+    metadata: dict = dataclasses.field(default_factory=dict)
+    hosts: tuple = ()
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ComputeService:
+    """The nova-compute service of one host."""
+
+    host: str
+    state: str = SERVICE_UP
+    status: str = SERVICE_ENABLED
+    forced_down: bool = False
+    disabled_reason: Optional[str] = None
+    updated_at: Optional[float] = None
+
+    @property
+    def is_up(self) -> bool:
+        """Nova would schedule to / live-migrate with this service."""
+        return self.state == SERVICE_UP and not self.forced_down
+
+    @property
+    def is_enabled(self) -> bool:
+        return self.status == SERVICE_ENABLED
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Inventory:
+    """One resource class of one resource provider, with Placement's semantics."""
+
+    total: int
+    reserved: int = 0
+    allocation_ratio: float = 1.0
+    max_unit: Optional[int] = None
+    used: int = 0
+    min_unit: int = 1
+    step_size: int = 1
+
+    @property
+    def capacity(self) -> float:
+        """(total - reserved) x allocation_ratio, as Placement computes it."""
+        return (self.total - self.reserved) * self.allocation_ratio
+
+    @property
+    def free(self) -> float:
+        return self.capacity - self.used
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class HugePages:
+    """HugePages of one page size on a hypervisor."""
+
+    page_size_kb: int
+    total_pages: int
+    free_pages: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class HostMetrics:
+    """Hypervisor load over the metrics window, in % of its capacity; None = missing."""
+
+    cpu_pct: Optional[float] = None
+    ram_pct: Optional[float] = None
+    net_pct: Optional[float] = None
+    hugepages_pct: Optional[float] = None
+    down_interfaces: tuple = ()
+    interfaces_known: bool = False
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class VMMetrics:
+    """One VM's load: vCPUs busy, RAM used (MB), network (Mbit/s); None = missing."""
+
+    cpu_cores: Optional[float] = None
+    ram_mb: Optional[float] = None
+    net_mbps: Optional[float] = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Hypervisor:
+    """One compute host as Nova, Placement, the TSDB and the heartbeat store see it."""
+
+    name: str
+    availability_zone: Optional[str] = None
+    aggregates: tuple = ()
+    service: Optional[ComputeService] = None
+    inventories: dict = dataclasses.field(default_factory=dict)  # resource class -> Inventory
+    hugepages: tuple = ()  # of HugePages
+    traits: tuple = ()
+    capabilities: dict = dataclasses.field(default_factory=dict)  # for ComputeCapabilitiesFilter
+    hypervisor_type: str = "QEMU"
+    hypervisor_version: int = 0
+    net_capacity_mbps: Optional[float] = None
+    host_ip: Optional[str] = None
+    metrics: Optional[HostMetrics] = None
+    heartbeat_at: Optional[float] = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Flavor:
+    name: str
+    vcpus: int
+    ram_mb: int
+    disk_gb: int = 0
+    extra_specs: dict = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class VM:
+    """One server. ``no_evac``/``no_migr``/``evacuate_order`` come from its metadata keys."""
+
+    id: str
+    name: str
+    host: Optional[str]
+    project_id: str
+    flavor: Flavor
+    status: str = "ACTIVE"
+    task_state: Optional[str] = None
+    image_id: Optional[str] = None
+    server_group_id: Optional[str] = None
+    metadata: dict = dataclasses.field(default_factory=dict)
+    volume_backed: bool = False
+    shared_storage: bool = False
+    no_evac: bool = False
+    no_migr: bool = False
+    evacuate_order: Optional[int] = None
+    metrics: Optional[VMMetrics] = None
+
+    @property
+    def local_disk(self) -> bool:
+        """The VM's root disk lives only on its hypervisor."""
+        return not (self.volume_backed or self.shared_storage)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ServerGroup:
+    id: str
+    name: str
+    policy: str
+    members: tuple = ()
+    rules: dict = dataclasses.field(default_factory=dict)  # e.g. {"max_server_per_host": 2}
+    project_id: Optional[str] = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Image:
+    id: str
+    properties: dict = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Migration:
+    """A Nova migration record (evacuation or live migration) still of interest."""
+
+    id: int
+    server_id: str
+    migration_type: str
+    status: str
+    source_host: Optional[str] = None
+    dest_host: Optional[str] = None
+    created_at: Optional[float] = None
+    updated_at: Optional[float] = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class RegionSnapshot:
+    """Everything one cycle decides from. Built once by the harvester, then only read."""
+
+    region: str
+    taken_at: float
+    availability_zones: tuple = ()
+    aggregates: tuple = ()
+    hypervisors: tuple = ()
+    vms: tuple = ()
+    server_groups: tuple = ()
+    images: tuple = ()
+    migrations: tuple = ()
+    sources: dict = dataclasses.field(default_factory=dict)  # name -> SourceStatus
+    metrics_window_s: float = 300.0
+
+    def source_ok(self, name: str) -> bool:
+        """The named source answered this cycle (an absent source counts as failed)."""
+        status = self.sources.get(name)
+        return bool(status and status.ok)
+
+    def index(self) -> "SnapshotIndex":
+        """Lookup tables over this snapshot (built on each call; keep the result)."""
+        return SnapshotIndex(self)
+
+
+class SnapshotIndex:
+    """Dict lookups over a snapshot: by name/id, VMs per host, hosts per aggregate."""
+
+    def __init__(self, snapshot: RegionSnapshot):
+        self.snapshot = snapshot
+        self.hypervisors = {h.name: h for h in snapshot.hypervisors}
+        self.aggregates = {a.name: a for a in snapshot.aggregates}
+        self.vms = {v.id: v for v in snapshot.vms}
+        self.server_groups = {g.id: g for g in snapshot.server_groups}
+        self.images = {i.id: i for i in snapshot.images}
+        vms_by_host: dict = {}
+        for vm in snapshot.vms:
+            vms_by_host.setdefault(vm.host, []).append(vm)
+        self.vms_by_host = vms_by_host
+
+    def vms_on(self, host: str) -> list:
+        """VMs the snapshot places on ``host``."""
+        return self.vms_by_host.get(host, [])
+
+    def hypervisors_of(self, aggregate: str) -> list:
+        """Hypervisors of one aggregate that the snapshot knows, in aggregate order."""
+        agg = self.aggregates.get(aggregate)
+        if agg is None:
+            return []
+        return [self.hypervisors[h] for h in agg.hosts if h in self.hypervisors]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class BusySet:
+    """Hosts and VMs an unfinished recommendation touches: never planned on again."""
+
+    hosts: frozenset = frozenset()
+    vms: frozenset = frozenset()

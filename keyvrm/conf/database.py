@@ -1,0 +1,27 @@
+"""[database] options: oslo.db's own, with KeyVRM's embedded SQLite default and retention."""
+
+from oslo_config import cfg
+from oslo_db import options as db_options
+
+GROUP = "database"
+
+keyvrm_db_opts = [
+    cfg.IntOpt("snapshot_keep_count", default=100, min=1,
+               help="Region snapshots kept in region_data; older ones are deleted."),
+    cfg.IntOpt("snapshot_keep_days", default=7, min=0,
+               help="Region snapshots older than this many days are deleted "
+                    "(0 = keep by count only)."),
+]
+
+
+# The embedded default: SQLite under [DEFAULT] state_path (interpolated by oslo.config).
+DEFAULT_CONNECTION = "sqlite:///$state_path/keyvrm.sqlite"
+
+
+def register_opts(conf):
+    db_options.set_defaults(conf, connection=DEFAULT_CONNECTION)
+    conf.register_opts(keyvrm_db_opts, group=GROUP)
+
+
+def list_opts():
+    return db_options.list_opts()[0][1] + keyvrm_db_opts

@@ -1,0 +1,24 @@
+"""[harvest] options: how each cycle's region snapshot is collected from the cloud."""
+
+from oslo_config import cfg
+
+GROUP = "harvest"
+
+opts = [
+    cfg.StrOpt("cloud_driver", default="sim", choices=["openstack", "sim"],
+               help="Where the region comes from: a real OpenStack cloud or the embedded "
+                    "simulated region."),
+    cfg.StrOpt("cloud", default="",
+               help="clouds.yaml entry used for the OpenStack session (empty: the [keystone_authtoken]"
+                    "-style auth of the environment, OS_* variables)."),
+    cfg.StrOpt("compute_api_version", default="2.95",
+               help="Nova microversion for reads and actions (2.95: evacuated servers end SHUTOFF)."),
+    cfg.StrOpt("placement_api_version", default="1.39", help="Placement microversion."),
+    cfg.IntOpt("page_size", default=1000, min=1, help="Page size of paginated list calls."),
+    cfg.IntOpt("source_timeout", default=60, min=1,
+               help="Seconds one source may take before it is recorded as failed."),
+]
+
+
+def register_opts(conf):
+    conf.register_opts(opts, group=GROUP)

@@ -1,0 +1,523 @@
+"""Repositories: every read and write KeyVRM makes to its database, validated, one transaction each.
+
+A bad value raises ``InvalidField`` naming the field before anything is written; each
+public function runs in a single transaction, so a failure leaves nothing half-written.
+"""
+
+import dataclasses
+import datetime
+import uuid
+
+import sqlalchemy as sa
+from oslo_db import exception as db_exc
+from oslo_db.sqlalchemy import enginefacade
+
+from keyvrm import exception
+from keyvrm.db import models
+from keyvrm.model import codec
+from keyvrm.model import settings
+from keyvrm.model import snapshot as snapshot_model
+
+utcnow = models.utcnow
+
+
+class _Context:
+    """The per-call context object oslo.db's enginefacade attaches its session to."""
+
+
+class Database:
+    """One database (a URL): engines and transactions through oslo.db's enginefacade."""
+
+    def __init__(self, connection_url, **engine_options):
+        self.url = connection_url
+        self._facade = enginefacade.transaction_context()
+        self._facade.configure(connection=connection_url, sqlite_fk=True, **engine_options)
+
+    def writer(self):
+        """A read-write transaction: ``with db.writer() as session: ...``."""
+        return self._facade.writer.using(_Context())
+
+    def reader(self):
+        """A read-only transaction."""
+        return self._facade.reader.using(_Context())
+
+    @property
+    def engine(self):
+        return self._facade.writer.get_engine()
+
+    def dispose(self):
+        """Close every pooled connection."""
+        self.engine.dispose()
+
+
+def _check_choice(field, value, choices):
+    if value not in choices:
+        raise exception.InvalidField(field, "must be one of %s, got %r" % (", ".join(choices), value))
+
+
+# --- business config -------------------------------------------------------------------------
+
+def _app_config_from_row(row):
+    values = {f: getattr(row, f) for f in settings.APP_CONFIG_FIELDS}
+    values["nova_filters"] = tuple(values["nova_filters"])
+    values["ha_fence_interfaces"] = tuple(values["ha_fence_interfaces"])
+    return settings.AppConfig(**values)
+
+
+def _app_config_row(session):
+    row = session.get(models.AppConfig, 1)
+    if row is None:
+        row = models.AppConfig(id=1)
+        session.add(row)
+        session.flush()
+    return row
+
+
+def _json_value(value):
+    return list(value) if isinstance(value, tuple) else value
+
+
+def _audit(session, scope, target, before, after, fields, changed_by, request_id):
+    changed = []
+    for field in fields:
+        old, new = _json_value(getattr(before, field)), _json_value(getattr(after, field))
+        if old != new:
+            session.add(models.ConfigAudit(scope=scope, target=target, field=field,
+                                           old_value=old, new_value=new,
+                                           changed_by=changed_by, request_id=request_id))
+            changed.append(field)
+    return changed
+
+
+def get_app_config(db):
+    """The global business config (the defaults of SPEC section 2 until someone changes it)."""
+    with db.writer() as session:
+        return _app_config_from_row(_app_config_row(session))
+
+
+def update_app_config(db, changes, changed_by, request_id=None):
+    """Apply ``changes`` to the global config if every one is valid; audit each changed field."""
+    if not changed_by:
+        raise exception.InvalidField("changed_by", "who makes the change must be known")
+    with db.writer() as session:
+        row = _app_config_row(session)
+        before = _app_config_from_row(row)
+        after = settings.validate_app_config(before, changes)
+        changed = _audit(session, "app", None, before, after, changes.keys(), changed_by,
+                         request_id)
+        for field in changed:
+            setattr(row, field, _json_value(getattr(after, field)))
+        if changed:
+            row.updated_by = changed_by
+        return after
+
+
+def _aggregate_config_from_row(row):
+    return settings.AggregateConfig(
+        name=row.name, marker=row.marker, no_op_mode=row.no_op_mode,
+        no_op_reason=row.no_op_reason, lb_period=row.lb_period, lb_weights=dict(row.lb_weights),
+        lb_overload_threshold=row.lb_overload_threshold,
+        lb_target_max_load=row.lb_target_max_load)
+
+
+def _aggregate_row(session, name):
+    row = session.execute(sa.select(models.AggregateConfig).where(
+        models.AggregateConfig.name == name)).scalar_one_or_none()
+    if row is None:
+        raise exception.NotFound(f"aggregate {name!r} is not known to KeyVRM")
+    return row
+
+
+def get_aggregate_config(db, name):
+    """The business config of one aggregate (``NotFound`` if KeyVRM never saw it)."""
+    with db.reader() as session:
+        return _aggregate_config_from_row(_aggregate_row(session, name))
+
+
+@dataclasses.dataclass(frozen=True)
+class AggregateRecord:
+    """An aggregate as KeyVRM lists it: its config plus Nova identity and deletion mark."""
+
+    config: settings.AggregateConfig
+    nova_id: int
+    availability_zone: str
+    deleted: bool
+
+
+def list_aggregates(db, availability_zone=None, include_deleted=False):
+    """Aggregates KeyVRM knows, by name; optionally one AZ's, optionally with deleted ones."""
+    query = sa.select(models.AggregateConfig).order_by(models.AggregateConfig.name)
+    if availability_zone is not None:
+        query = query.where(models.AggregateConfig.availability_zone == availability_zone)
+    if not include_deleted:
+        query = query.where(models.AggregateConfig.deleted.is_(False))
+    with db.reader() as session:
+        return [AggregateRecord(_aggregate_config_from_row(r), r.nova_id, r.availability_zone,
+                                r.deleted)
+                for r in session.execute(query).scalars()]
+
+
+def update_aggregate_config(db, name, changes, changed_by, request_id=None):
+    """Apply ``changes`` to one aggregate's config if valid as a whole; audit each change."""
+    if not changed_by:
+        raise exception.InvalidField("changed_by", "who makes the change must be known")
+    with db.writer() as session:
+        row = _aggregate_row(session, name)
+        before = _aggregate_config_from_row(row)
+        after = settings.validate_aggregate_config(before, changes)
+        fields = settings.AGGREGATE_CONFIG_FIELDS
+        for field in _audit(session, "aggregate", name, before, after, fields, changed_by,
+                            request_id):
+            setattr(row, field, getattr(after, field))
+        return after
+
+
+@dataclasses.dataclass(frozen=True)
+class AggregateSync:
+    """What one sync with Nova changed: names created, marked deleted, and restored."""
+
+    created: tuple
+    deleted: tuple
+    restored: tuple
+
+
+def sync_aggregates(db, aggregates, now=None):
+    """Make ``aggregate_config`` follow Nova's aggregates (snapshot ``Aggregate`` objects).
+
+    New aggregates start NOOP; ones Nova no longer has are marked deleted (their rows,
+    events and audit stay); an aggregate that comes back is un-deleted with its config.
+    """
+    now = now or utcnow()
+    seen = {a.name: a for a in aggregates}
+    created, deleted, restored = [], [], []
+    with db.writer() as session:
+        rows = {r.name: r for r in session.execute(sa.select(models.AggregateConfig)).scalars()}
+        for name in sorted(seen):
+            agg = seen[name]
+            row = rows.get(name)
+            if row is None:
+                session.add(models.AggregateConfig(
+                    name=name, nova_id=agg.nova_id, availability_zone=agg.availability_zone,
+                    no_op_mode=True, no_op_reason=settings.AggregateConfig(name).no_op_reason))
+                created.append(name)
+                continue
+            row.nova_id, row.availability_zone = agg.nova_id, agg.availability_zone
+            if row.deleted:
+                row.deleted, row.deleted_at = False, None
+                restored.append(name)
+        for name, row in sorted(rows.items()):
+            if name not in seen and not row.deleted:
+                row.deleted, row.deleted_at = True, now
+                deleted.append(name)
+    return AggregateSync(tuple(created), tuple(deleted), tuple(restored))
+
+
+def list_config_audit(db, scope=None, target=None, limit=100):
+    """The newest audit rows first, optionally for one scope/target."""
+    query = sa.select(models.ConfigAudit).order_by(models.ConfigAudit.id.desc()).limit(limit)
+    if scope is not None:
+        query = query.where(models.ConfigAudit.scope == scope)
+    if target is not None:
+        query = query.where(models.ConfigAudit.target == target)
+    with db.reader() as session:
+        return [dict(field=r.field, scope=r.scope, target=r.target, old_value=r.old_value,
+                     new_value=r.new_value, changed_by=r.changed_by, changed_at=r.changed_at)
+                for r in session.execute(query).scalars()]
+
+
+# --- snapshots and cycles --------------------------------------------------------------------
+
+def _as_datetime(posix_s):
+    return datetime.datetime.fromtimestamp(posix_s, datetime.timezone.utc).replace(tzinfo=None)
+
+
+def store_snapshot(db, snapshot, keep_count, keep_days=0, now=None):
+    """Store ``snapshot`` compressed; delete snapshots beyond ``keep_count`` or ``keep_days``.
+
+    Snapshots that a cycle or event refers to lose that reference (SET NULL) when they
+    age out; the events themselves are kept. Returns the new row's id.
+    """
+    if keep_count < 1:
+        raise exception.InvalidField("snapshot_keep_count", "must be >= 1")
+    blob = codec.compress(snapshot)
+    now = now or utcnow()
+    with db.writer() as session:
+        row = models.RegionData(
+            region=snapshot.region, taken_at=_as_datetime(snapshot.taken_at),
+            format_version=codec.VERSION, hypervisor_count=len(snapshot.hypervisors),
+            vm_count=len(snapshot.vms),
+            sources={n: {"ok": s.ok, "error": s.error} for n, s in snapshot.sources.items()},
+            size_bytes=len(blob), data=blob)
+        session.add(row)
+        session.flush()
+        keep_ids = sa.select(models.RegionData.id).order_by(
+            models.RegionData.id.desc()).limit(keep_count).scalar_subquery()
+        expired = sa.not_(models.RegionData.id.in_(keep_ids))
+        if keep_days:
+            expired = sa.or_(expired, models.RegionData.created_at
+                             < now - datetime.timedelta(days=keep_days))
+        expired = sa.and_(expired, models.RegionData.id != row.id)
+        old_ids = sa.select(models.RegionData.id).where(expired)
+        for table in (models.Cycle, models.Event):
+            session.execute(sa.update(table).where(table.snapshot_id.in_(old_ids))
+                            .values(snapshot_id=None))
+        session.execute(sa.delete(models.RegionData).where(expired))
+        return row.id
+
+
+def load_snapshot(db, snapshot_id):
+    """The stored snapshot ``snapshot_id`` as a ``RegionSnapshot``."""
+    with db.reader() as session:
+        row = session.get(models.RegionData, snapshot_id)
+        if row is None:
+            raise exception.NotFound(f"snapshot {snapshot_id} not found")
+        return codec.decompress(row.data)
+
+
+def list_snapshots(db, limit=50):
+    """Summaries of stored snapshots, newest first (no snapshot data)."""
+    query = sa.select(models.RegionData).order_by(models.RegionData.id.desc()).limit(limit)
+    with db.reader() as session:
+        return [dict(id=r.id, region=r.region, taken_at=r.taken_at, hypervisors=r.hypervisor_count,
+                     vms=r.vm_count, sources=r.sources, size_bytes=r.size_bytes)
+                for r in session.execute(query.options(sa.orm.defer(models.RegionData.data)))
+                .scalars()]
+
+
+def start_cycle(db):
+    """Record that a cycle started; returns its id."""
+    with db.writer() as session:
+        row = models.Cycle(status="running")
+        session.add(row)
+        session.flush()
+        return row.id
+
+
+def finish_cycle(db, cycle_id, status, reason_code=None, reason=None, snapshot_id=None):
+    """Record how a cycle ended; ``skipped`` and ``failed`` need a reason."""
+    _check_choice("status", status, models.CYCLE_STATUSES[1:])
+    if status != "completed" and not reason:
+        raise exception.InvalidField("reason", f"a {status} cycle needs a reason")
+    with db.writer() as session:
+        row = session.get(models.Cycle, cycle_id)
+        if row is None:
+            raise exception.NotFound(f"cycle {cycle_id} not found")
+        row.status, row.reason_code, row.reason = status, reason_code, reason
+        row.snapshot_id = snapshot_id if snapshot_id is not None else row.snapshot_id
+        row.finished_at = utcnow()
+
+
+# --- events, recommendations, operations -----------------------------------------------------
+
+def create_event(db, aggregate_name, kind, marker, cycle_id=None, snapshot_id=None):
+    """Create an event in status ``created``; returns its id."""
+    _check_choice("kind", kind, models.EVENT_KINDS)
+    _check_choice("marker", marker, settings.MARKERS[1:])
+    event_id = str(uuid.uuid4())
+    with db.writer() as session:
+        session.add(models.Event(id=event_id, aggregate_name=aggregate_name, kind=kind,
+                                 marker=marker, cycle_id=cycle_id, snapshot_id=snapshot_id))
+    return event_id
+
+
+def set_event_status(db, event_id, status, state=None, reason_code=None, reason=None):
+    """Move an event to ``status`` (and ``state``); a ``completed`` event must have a state."""
+    _check_choice("status", status, models.EVENT_STATUSES)
+    if state is not None:
+        _check_choice("state", state, models.EVENT_STATES)
+    if status == "completed" and state is None:
+        raise exception.InvalidField("state", "a completed event needs a state")
+    with db.writer() as session:
+        row = session.get(models.Event, event_id)
+        if row is None:
+            raise exception.NotFound(f"event {event_id} not found")
+        row.status = status
+        if state is not None:
+            row.state = state
+        if reason is not None:
+            row.reason_code, row.reason = reason_code, reason
+        if status == "completed":
+            row.finished_at = utcnow()
+
+
+def create_recommendation(db, event_id, action, vm_id, source_host, target_host, auto_run,
+                          ha_round=None, load_calculation=None, reason=None):
+    """Create a recommendation, ``created`` when it runs by itself, else ``manual_action``."""
+    _check_choice("action", action, models.RECOMMENDATION_ACTIONS)
+    if action == "evacuate" and ha_round not in (1, 2):
+        raise exception.InvalidField("ha_round", "an evacuation belongs to HA round 1 or 2")
+    rec_id = str(uuid.uuid4())
+    with db.writer() as session:
+        if session.get(models.Event, event_id) is None:
+            raise exception.InvalidField("event_id", f"event {event_id} not found")
+        session.add(models.Recommendation(
+            id=rec_id, event_id=event_id, action=action, vm_id=vm_id, source_host=source_host,
+            target_host=target_host, ha_round=ha_round,
+            status="created" if auto_run else "manual_action",
+            load_calculation=load_calculation, reason=reason))
+    return rec_id
+
+
+_RECOMMENDATION_MOVES = {
+    "created": ("running", "cancelled"),
+    "manual_action": ("created", "running", "cancelled"),
+    "running": ("succeeded", "failed", "cancelled"),
+}
+
+
+def set_recommendation_status(db, rec_id, status, reason=None):
+    """Move a recommendation along its life (``Conflict`` for a move its state forbids)."""
+    _check_choice("status", status, models.RECOMMENDATION_STATUSES)
+    with db.writer() as session:
+        row = session.get(models.Recommendation, rec_id)
+        if row is None:
+            raise exception.NotFound(f"recommendation {rec_id} not found")
+        if status not in _RECOMMENDATION_MOVES.get(row.status, ()):
+            raise exception.Conflict(f"recommendation {rec_id} is {row.status}; "
+                                     f"it cannot become {status}")
+        row.status = status
+        if reason is not None:
+            row.reason = reason
+        if status == "running":
+            row.started_at = utcnow()
+            row.attempts = row.attempts or 0
+        if status in models.RECOMMENDATION_FINAL:
+            row.finished_at = utcnow()
+
+
+def busy_set(db):
+    """Hosts and VMs that an unfinished recommendation touches (SPEC section 3, step 3)."""
+    query = sa.select(models.Recommendation.vm_id, models.Recommendation.source_host,
+                      models.Recommendation.target_host).where(
+        models.Recommendation.status.not_in(models.RECOMMENDATION_FINAL))
+    hosts, vms = set(), set()
+    with db.reader() as session:
+        for vm_id, source, target in session.execute(query):
+            vms.add(vm_id)
+            hosts.add(source)
+            if target:
+                hosts.add(target)
+    return snapshot_model.BusySet(hosts=frozenset(hosts), vms=frozenset(vms))
+
+
+def add_operation(db, rec_id, kind, attempt, message=None, error=None, duration_s=None):
+    """Append one line to a recommendation's journal."""
+    _check_choice("kind", kind, models.OPERATION_KINDS)
+    with db.writer() as session:
+        if session.get(models.Recommendation, rec_id) is None:
+            raise exception.InvalidField("recommendation_id", f"recommendation {rec_id} not found")
+        session.add(models.Operation(recommendation_id=rec_id, kind=kind, attempt=attempt,
+                                     message=message, error=error, duration_s=duration_s))
+
+
+def list_operations(db, rec_id):
+    """A recommendation's journal, oldest first."""
+    query = sa.select(models.Operation).where(
+        models.Operation.recommendation_id == rec_id).order_by(models.Operation.id)
+    with db.reader() as session:
+        return [dict(kind=r.kind, attempt=r.attempt, message=r.message, error=r.error,
+                     duration_s=r.duration_s, created_at=r.created_at)
+                for r in session.execute(query).scalars()]
+
+
+# --- hypervisors and VMs ---------------------------------------------------------------------
+
+def set_hypervisor_state(db, host, state, reason=None, fencing=None, event_id=None):
+    """Record KeyVRM's view of ``host``; ``fenced`` needs the fencing record that proves it."""
+    _check_choice("state", state, models.HYPERVISOR_STATES)
+    if state == "fenced" and not fencing:
+        raise exception.InvalidField("fencing", "a fenced host needs its fencing record")
+    with db.writer() as session:
+        row = session.get(models.HypervisorState, host)
+        if row is None:
+            row = models.HypervisorState(host=host)
+            session.add(row)
+        row.state, row.reason, row.event_id = state, reason, event_id
+        if fencing is not None:
+            row.fencing = fencing
+            if state == "fenced":
+                row.fenced_at = utcnow()
+
+
+def get_hypervisor_state(db, host):
+    """KeyVRM's view of ``host`` as a dict (state ``ok`` if KeyVRM never recorded one)."""
+    with db.reader() as session:
+        row = session.get(models.HypervisorState, host)
+        if row is None:
+            return dict(host=host, state="ok", reason=None, fencing=None, fenced_at=None)
+        return dict(host=host, state=row.state, reason=row.reason, fencing=row.fencing,
+                    fenced_at=row.fenced_at)
+
+
+def lock_vm(db, vm_id, owner):
+    """Take the VM's lock for ``owner`` with one conditional UPDATE; ``VMLocked`` if held.
+
+    The row is created unlocked first if KeyVRM never saw the VM; only the UPDATE that
+    flips ``locked`` from false to true wins, so two workers can never both hold it.
+    """
+    if not owner:
+        raise exception.InvalidField("owner", "a lock needs an owner")
+    try:
+        with db.writer() as session:
+            session.add(models.VMState(vm_id=vm_id, locked=False))
+    except db_exc.DBDuplicateEntry:
+        pass
+    with db.writer() as session:
+        result = session.execute(
+            sa.update(models.VMState)
+            .where(models.VMState.vm_id == vm_id, models.VMState.locked.is_(False))
+            .values(locked=True, lock_owner=owner, locked_at=utcnow())
+            .execution_options(synchronize_session=False))
+        if result.rowcount == 1:
+            return
+        holder = session.execute(sa.select(models.VMState.lock_owner).where(
+            models.VMState.vm_id == vm_id)).scalar_one_or_none()
+    raise exception.VMLocked(vm_id, holder)
+
+
+def unlock_vm(db, vm_id, owner=None):
+    """Release the VM's lock: by its ``owner``, or by anyone when ``owner`` is None (admin).
+
+    Returns True if a lock was released. Who may force an unlock is the API's policy
+    (admin only); this function only does it.
+    """
+    with db.writer() as session:
+        query = sa.update(models.VMState).where(models.VMState.vm_id == vm_id,
+                                                models.VMState.locked.is_(True))
+        if owner is not None:
+            query = query.where(models.VMState.lock_owner == owner)
+        result = session.execute(query.values(locked=False, lock_owner=None, locked_at=None)
+                                 .execution_options(synchronize_session=False))
+        return result.rowcount == 1
+
+
+def get_vm_state(db, vm_id):
+    """The VM's desired/observed status and lock, as a dict (``NotFound`` if never seen)."""
+    with db.reader() as session:
+        row = session.get(models.VMState, vm_id)
+        if row is None:
+            raise exception.NotFound(f"VM {vm_id} is not known to KeyVRM")
+        return {c.name: getattr(row, c.name) for c in models.VMState.__table__.columns}
+
+
+def add_vm_history(db, vm_id, action, status, started_at, finished_at=None, message=None,
+                   recommendation_id=None):
+    """Append one action with its outcome to a VM's history; the duration is computed."""
+    duration = (finished_at - started_at).total_seconds() if finished_at else None
+    if duration is not None and duration < 0:
+        raise exception.InvalidField("finished_at", "an action cannot finish before it starts")
+    with db.writer() as session:
+        session.add(models.VMHistory(vm_id=vm_id, action=action, status=status,
+                                     message=message, recommendation_id=recommendation_id,
+                                     started_at=started_at, finished_at=finished_at,
+                                     duration_s=duration))
+
+
+def list_vm_history(db, vm_id):
+    """A VM's history, oldest first."""
+    query = sa.select(models.VMHistory).where(models.VMHistory.vm_id == vm_id).order_by(
+        models.VMHistory.id)
+    with db.reader() as session:
+        return [dict(action=r.action, status=r.status, message=r.message,
+                     started_at=r.started_at, finished_at=r.finished_at, duration_s=r.duration_s)
+                for r in session.execute(query).scalars()]

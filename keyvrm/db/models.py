@@ -1,0 +1,255 @@
+"""SQLAlchemy 2 models of every KeyVRM entity (SPEC sections 2, 4, 8).
+
+Times are naive UTC ``DateTime`` columns, as in other OpenStack services. Statuses are
+strings validated by ``keyvrm.db.api`` (no database ENUM types: they make migrations on
+PostgreSQL painful). JSON columns use SQLAlchemy's generic ``JSON`` type.
+"""
+
+import datetime
+
+import sqlalchemy as sa
+from sqlalchemy import orm
+
+from keyvrm.model import settings
+
+EVENT_STATUSES = ("created", "generating", "generated", "manual_action", "executing", "completed")
+EVENT_STATES = ("healthy", "warning", "error")
+EVENT_KINDS = ("HA", "LB")
+RECOMMENDATION_ACTIONS = ("evacuate", "live_migrate", "stop")
+RECOMMENDATION_STATUSES = ("created", "manual_action", "running", "succeeded", "failed",
+                           "cancelled")
+RECOMMENDATION_FINAL = ("succeeded", "failed", "cancelled")
+OPERATION_KINDS = ("start", "prepare", "execute", "success", "retry", "error", "cleanup",
+                   "cancel")
+HYPERVISOR_STATES = ("ok", "fenced", "evacuating", "maintenance", "error")
+CYCLE_STATUSES = ("running", "completed", "skipped", "failed")
+AUDIT_SCOPES = ("app", "aggregate")
+
+
+def utcnow():
+    """Naive UTC now, the form every DateTime column stores."""
+    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+
+
+class Base(orm.DeclarativeBase):
+    pass
+
+
+class AppConfig(Base):
+    """The global business config: exactly one row, id 1."""
+
+    __tablename__ = "app_config"
+    _d = settings.AppConfig()
+
+    id = sa.Column(sa.Integer, primary_key=True)
+    enabled = sa.Column(sa.Boolean, nullable=False, default=_d.enabled)
+    period = sa.Column(sa.Integer, nullable=False, default=_d.period)
+    nova_filters = sa.Column(sa.JSON, nullable=False, default=lambda: list(settings.AppConfig().nova_filters))
+    ha_fence_ceph = sa.Column(sa.Boolean, nullable=False, default=_d.ha_fence_ceph)
+    ha_fence_bmc = sa.Column(sa.Boolean, nullable=False, default=_d.ha_fence_bmc)
+    ha_fence_nova = sa.Column(sa.Boolean, nullable=False, default=_d.ha_fence_nova)
+    ha_fence_interfaces = sa.Column(sa.JSON, nullable=False, default=list)
+    ha_power_check_timeout = sa.Column(sa.Integer, nullable=False, default=_d.ha_power_check_timeout)
+    ha_vm_reset_state_timeout = sa.Column(sa.Integer, nullable=False,
+                                          default=_d.ha_vm_reset_state_timeout)
+    ha_no_evacuate_key = sa.Column(sa.String(255), nullable=False, default=_d.ha_no_evacuate_key)
+    lb_no_migrate_key = sa.Column(sa.String(255), nullable=False, default=_d.lb_no_migrate_key)
+    executor_max_attempts = sa.Column(sa.Integer, nullable=False, default=_d.executor_max_attempts)
+    executor_max_repeated_errors = sa.Column(sa.Integer, nullable=False,
+                                             default=_d.executor_max_repeated_errors)
+    executor_manual_action_timeout = sa.Column(sa.Integer, nullable=False,
+                                               default=_d.executor_manual_action_timeout)
+    lb_recommendations_auto_run = sa.Column(sa.Boolean, nullable=False,
+                                            default=_d.lb_recommendations_auto_run)
+    updated_at = sa.Column(sa.DateTime, nullable=False, default=utcnow, onupdate=utcnow)
+    updated_by = sa.Column(sa.String(255))
+    del _d
+
+
+class AggregateConfig(Base):
+    """One host aggregate's business config; ``deleted`` once Nova no longer has it."""
+
+    __tablename__ = "aggregate_config"
+    __table_args__ = (sa.UniqueConstraint("name", name="uniq_aggregate_config0name"),)
+
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    name = sa.Column(sa.String(255), nullable=False)
+    nova_id = sa.Column(sa.Integer)
+    availability_zone = sa.Column(sa.String(255))
+    marker = sa.Column(sa.String(8), nullable=False, default="")
+    no_op_mode = sa.Column(sa.Boolean, nullable=False, default=True)
+    no_op_reason = sa.Column(sa.Text)
+    lb_period = sa.Column(sa.Integer, nullable=False, default=600)
+    lb_weights = sa.Column(sa.JSON, nullable=False, default=lambda: dict(settings.DEFAULT_LB_WEIGHTS))
+    lb_overload_threshold = sa.Column(sa.Float, nullable=False, default=80.0)
+    lb_target_max_load = sa.Column(sa.Float, nullable=False, default=70.0)
+    deleted = sa.Column(sa.Boolean, nullable=False, default=False)
+    deleted_at = sa.Column(sa.DateTime)
+    created_at = sa.Column(sa.DateTime, nullable=False, default=utcnow)
+    updated_at = sa.Column(sa.DateTime, nullable=False, default=utcnow, onupdate=utcnow)
+
+
+class ConfigAudit(Base):
+    """Who changed which business-config field, when, from what to what."""
+
+    __tablename__ = "config_audit"
+    __table_args__ = (sa.Index("config_audit_scope_target_idx", "scope", "target"),)
+
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    scope = sa.Column(sa.String(16), nullable=False)
+    target = sa.Column(sa.String(255))
+    field = sa.Column(sa.String(64), nullable=False)
+    old_value = sa.Column(sa.JSON)
+    new_value = sa.Column(sa.JSON)
+    changed_by = sa.Column(sa.String(255), nullable=False)
+    changed_at = sa.Column(sa.DateTime, nullable=False, default=utcnow)
+    request_id = sa.Column(sa.String(64))
+
+
+class RegionData(Base):
+    """One stored region snapshot: zlib-compressed versioned JSON plus a summary."""
+
+    __tablename__ = "region_data"
+    __table_args__ = (sa.Index("region_data_taken_at_idx", "taken_at"),)
+
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    region = sa.Column(sa.String(255), nullable=False)
+    taken_at = sa.Column(sa.DateTime, nullable=False)
+    format_version = sa.Column(sa.Integer, nullable=False)
+    hypervisor_count = sa.Column(sa.Integer, nullable=False)
+    vm_count = sa.Column(sa.Integer, nullable=False)
+    sources = sa.Column(sa.JSON, nullable=False)
+    size_bytes = sa.Column(sa.Integer, nullable=False)
+    data = sa.Column(sa.LargeBinary, nullable=False)
+    created_at = sa.Column(sa.DateTime, nullable=False, default=utcnow)
+
+
+class Cycle(Base):
+    """One MasterFlow run: done, skipped (and why) or failed."""
+
+    __tablename__ = "cycles"
+    __table_args__ = (sa.Index("cycles_started_at_idx", "started_at"),)
+
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    status = sa.Column(sa.String(16), nullable=False, default="running")
+    reason_code = sa.Column(sa.String(64))
+    reason = sa.Column(sa.Text)
+    snapshot_id = sa.Column(sa.Integer, sa.ForeignKey("region_data.id", ondelete="SET NULL"))
+    started_at = sa.Column(sa.DateTime, nullable=False, default=utcnow)
+    finished_at = sa.Column(sa.DateTime)
+
+
+class Event(Base):
+    """One HA or LB run for one aggregate and one snapshot."""
+
+    __tablename__ = "events"
+    __table_args__ = (sa.Index("events_aggregate_created_idx", "aggregate_name", "created_at"),)
+
+    id = sa.Column(sa.String(36), primary_key=True)
+    aggregate_name = sa.Column(sa.String(255), nullable=False)
+    kind = sa.Column(sa.String(8), nullable=False)
+    marker = sa.Column(sa.String(8), nullable=False)
+    status = sa.Column(sa.String(16), nullable=False, default="created")
+    state = sa.Column(sa.String(16))
+    reason_code = sa.Column(sa.String(64))
+    reason = sa.Column(sa.Text)
+    cycle_id = sa.Column(sa.Integer, sa.ForeignKey("cycles.id", ondelete="SET NULL"))
+    snapshot_id = sa.Column(sa.Integer, sa.ForeignKey("region_data.id", ondelete="SET NULL"))
+    created_at = sa.Column(sa.DateTime, nullable=False, default=utcnow)
+    updated_at = sa.Column(sa.DateTime, nullable=False, default=utcnow, onupdate=utcnow)
+    finished_at = sa.Column(sa.DateTime)
+
+
+class Recommendation(Base):
+    """One action on one VM; LB ones carry their load calculation, HA ones their round."""
+
+    __tablename__ = "recommendations"
+    __table_args__ = (sa.Index("recommendations_event_idx", "event_id"),
+                      sa.Index("recommendations_status_idx", "status"),
+                      sa.Index("recommendations_vm_idx", "vm_id"))
+
+    id = sa.Column(sa.String(36), primary_key=True)
+    event_id = sa.Column(sa.String(36), sa.ForeignKey("events.id", ondelete="CASCADE"),
+                         nullable=False)
+    action = sa.Column(sa.String(16), nullable=False)
+    vm_id = sa.Column(sa.String(36), nullable=False)
+    source_host = sa.Column(sa.String(255), nullable=False)
+    target_host = sa.Column(sa.String(255))
+    ha_round = sa.Column(sa.Integer)
+    status = sa.Column(sa.String(16), nullable=False)
+    load_calculation = sa.Column(sa.JSON)
+    reason = sa.Column(sa.Text)
+    attempts = sa.Column(sa.Integer, nullable=False, default=0)
+    created_at = sa.Column(sa.DateTime, nullable=False, default=utcnow)
+    updated_at = sa.Column(sa.DateTime, nullable=False, default=utcnow, onupdate=utcnow)
+    started_at = sa.Column(sa.DateTime)
+    finished_at = sa.Column(sa.DateTime)
+
+
+class Operation(Base):
+    """One journal line of a recommendation's execution."""
+
+    __tablename__ = "operations"
+    __table_args__ = (sa.Index("operations_recommendation_idx", "recommendation_id"),)
+
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    recommendation_id = sa.Column(sa.String(36),
+                                  sa.ForeignKey("recommendations.id", ondelete="CASCADE"),
+                                  nullable=False)
+    kind = sa.Column(sa.String(16), nullable=False)
+    attempt = sa.Column(sa.Integer, nullable=False, default=0)
+    message = sa.Column(sa.Text)
+    error = sa.Column(sa.Text)
+    duration_s = sa.Column(sa.Float)
+    created_at = sa.Column(sa.DateTime, nullable=False, default=utcnow)
+
+
+class HypervisorState(Base):
+    """KeyVRM's own view of a hypervisor, with the record of its last fencing."""
+
+    __tablename__ = "hypervisor_state"
+
+    host = sa.Column(sa.String(255), primary_key=True)
+    state = sa.Column(sa.String(16), nullable=False, default="ok")
+    reason = sa.Column(sa.Text)
+    fencing = sa.Column(sa.JSON)  # [{fencer, confirmed, message, started_at, finished_at}]
+    fenced_at = sa.Column(sa.DateTime)
+    event_id = sa.Column(sa.String(36), sa.ForeignKey("events.id", ondelete="SET NULL"))
+    updated_at = sa.Column(sa.DateTime, nullable=False, default=utcnow, onupdate=utcnow)
+
+
+class VMState(Base):
+    """Desired vs observed status of a VM KeyVRM acts on, its lock and transitional state."""
+
+    __tablename__ = "vm_state"
+
+    vm_id = sa.Column(sa.String(36), primary_key=True)
+    desired_host = sa.Column(sa.String(255))
+    desired_status = sa.Column(sa.String(32))
+    observed_host = sa.Column(sa.String(255))
+    observed_status = sa.Column(sa.String(32))
+    observed_at = sa.Column(sa.DateTime)
+    locked = sa.Column(sa.Boolean, nullable=False, default=False)
+    lock_owner = sa.Column(sa.String(255))
+    locked_at = sa.Column(sa.DateTime)
+    transitional_state = sa.Column(sa.String(32))
+    deadline_at = sa.Column(sa.DateTime)
+    failure_state = sa.Column(sa.String(32))
+    updated_at = sa.Column(sa.DateTime, nullable=False, default=utcnow, onupdate=utcnow)
+
+
+class VMHistory(Base):
+    """One action on a VM with its outcome and duration."""
+
+    __tablename__ = "vm_history"
+    __table_args__ = (sa.Index("vm_history_vm_started_idx", "vm_id", "started_at"),)
+
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    vm_id = sa.Column(sa.String(36), nullable=False)
+    action = sa.Column(sa.String(32), nullable=False)
+    status = sa.Column(sa.String(32), nullable=False)
+    message = sa.Column(sa.Text)
+    recommendation_id = sa.Column(sa.String(36))
+    started_at = sa.Column(sa.DateTime, nullable=False, default=utcnow)
+    finished_at = sa.Column(sa.DateTime)
+    duration_s = sa.Column(sa.Float)

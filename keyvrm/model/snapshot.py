@@ -188,6 +188,7 @@ class VM:
     no_migr: bool = False
     evacuate_order: Optional[int] = None
     metrics: Optional[VMMetrics] = None
+    scheduler_hints: dict = dataclasses.field(default_factory=dict)  # e.g. {"same_host": [...]}
 
     @property
     def local_disk(self) -> bool:

@@ -1,0 +1,50 @@
+"""The planning state of one aggregate: host states, ledger and target selector.
+
+Built once per planner run from the snapshot (only the aggregate's hosts and their VMs
+are visited), so a plan never loops over the whole region per VM.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from keyvrm.model import snapshot as m
+from keyvrm.scheduling import capacity
+from keyvrm.scheduling import filters as filters_mod
+from keyvrm.scheduling.host_state import HostState
+from keyvrm.scheduling.selector import TargetSelector
+
+
+@dataclasses.dataclass
+class AggregateContext:
+    """Everything a planner of one aggregate reads or updates."""
+
+    aggregate: str
+    hosts: tuple  # Hypervisor, in aggregate order
+    vms_by_host: dict
+    ledger: capacity.Ledger
+    selector: TargetSelector
+    index: m.SnapshotIndex
+
+
+def build_context(snapshot: m.RegionSnapshot, aggregate: str, nova_filters, busy: m.BusySet,
+                  index=None, filter_options=None, project_headroom=None) -> AggregateContext:
+    """Return the planning context of ``aggregate`` (empty if the snapshot does not know it)."""
+    index = index or snapshot.index()
+    hosts = tuple(index.hypervisors_of(aggregate))
+    states = {}
+    vms_by_host = {}
+    aggregate_vms = []
+    for hypervisor in hosts:
+        vms = index.vms_on(hypervisor.name)
+        vms_by_host[hypervisor.name] = vms
+        aggregate_vms.extend(vms)
+        names = tuple(hypervisor.aggregates) + (
+            () if aggregate in hypervisor.aggregates else (aggregate,))
+        aggregates = tuple(index.aggregates[name] for name in names if name in index.aggregates)
+        states[hypervisor.name] = HostState(hypervisor, aggregates, vms)
+    ledger = capacity.Ledger(states, aggregate_vms, project_headroom=project_headroom,
+                             other_vms=index.vms)
+    selector = TargetSelector(ledger, filters_mod.build_filters(nova_filters, filter_options),
+                              frozenset(busy.hosts), index.server_groups, index.images)
+    return AggregateContext(aggregate, hosts, vms_by_host, ledger, selector, index)

@@ -1,0 +1,291 @@
+"""HA planning: which hypervisors of an aggregate to fence, and where their VMs go.
+
+Detection decision matrix (S = nova-compute service, H = heartbeat, I = the state of
+``ha_fence_interfaces`` over the metrics window; "missing" = the source failed this
+cycle or has no record of the host):
+
+    | S              | H              | I                    | verdict                      |
+    |----------------|----------------|----------------------|------------------------------|
+    | any            | any            | a fence iface down   | unsafe: fence, evacuate      |
+    | down           | stale          | up or missing        | failed: fence, evacuate      |
+    | down           | fresh          | up or missing        | host_alive_service_down      |
+    | up             | stale          | up or missing        | heartbeat_path_broken        |
+    | down           | missing        | up or missing        | insufficient_evidence        |
+    | missing        | stale          | up or missing        | insufficient_evidence        |
+    | up or missing  | fresh/missing  | up or missing        | healthy (nothing to say)     |
+
+A fence interface is only "down" when the metrics source answered and knows the host's
+interfaces; so a missing source never alone condemns a host. Above the matrix sits the
+mass-failure guard: if more than one host and more than ``max_condemned_share`` of the
+aggregate are condemned in one cycle, nothing is fenced (partition or monitoring
+fault). Condemned hosts that an enabled fencer cannot handle are not fenced
+(``fencing_impossible``); with no fencer enabled nothing is (``no_fencer``).
+
+Evacuation (``plan_evacuation``) skips ``no_evac`` VMs and, unless ``allow_rebuild``,
+VMs on local disk; orders VMs by ``evacuate_order`` (lower first), the others
+alternating largest vCPUs / largest RAM; and places each through the busy set, the
+online check, Placement capacity and the Nova filters, counting it before the next.
+Targets are the aggregate's other hosts, most free RAM first (Nova's RAM weigher).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Optional
+
+from keyvrm.model import snapshot as m
+from keyvrm.planning import reasons
+from keyvrm.planning.context import build_context
+from keyvrm.planning.plan import EVACUATE, Plan, PlannedMove
+from keyvrm.scheduling import capacity
+
+FAILED = "failed"
+UNSAFE = "unsafe"
+HEALTHY = "healthy"
+CONDEMNED_VERDICTS = (FAILED, UNSAFE)
+
+DEFAULT_MAX_CONDEMNED_SHARE = 0.5
+
+_MISSING, _UP, _DOWN = "missing", "up", "down"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class HostVerdict:
+    """The detection outcome for one host, with the signals it was decided from."""
+
+    host: str
+    verdict: str
+    service: str
+    heartbeat: str
+    interfaces: str
+    reason: Optional[reasons.Reason] = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Detection:
+    """Hosts to fence now, every host's verdict, and the reasons (alerts included)."""
+
+    to_fence: tuple = ()
+    verdicts: tuple = ()
+    reasons: tuple = ()
+
+    @property
+    def is_error(self) -> bool:
+        return any(reason.is_error for reason in self.reasons)
+
+
+def _service_signal(snapshot, hypervisor):
+    if not snapshot.source_ok(m.SOURCE_NOVA) or hypervisor.service is None:
+        return _MISSING
+    return _UP if hypervisor.service.is_up else _DOWN
+
+
+def _heartbeat_signal(snapshot, hypervisor, stale_after_s, now_s):
+    if not snapshot.source_ok(m.SOURCE_HEARTBEAT) or hypervisor.heartbeat_at is None:
+        return _MISSING
+    return "stale" if now_s - hypervisor.heartbeat_at > stale_after_s else "fresh"
+
+
+def _interface_signal(snapshot, hypervisor, fence_interfaces):
+    metrics = hypervisor.metrics
+    if (not fence_interfaces or not snapshot.source_ok(m.SOURCE_METRICS) or metrics is None
+            or not metrics.interfaces_known):
+        return _MISSING
+    return _DOWN if set(metrics.down_interfaces) & set(fence_interfaces) else _UP
+
+
+def judge_host(snapshot, hypervisor, fence_interfaces, stale_after_s, now_s) -> HostVerdict:
+    """Apply the decision matrix (module docstring) to one host."""
+    name = hypervisor.name
+    s = _service_signal(snapshot, hypervisor)
+    h = _heartbeat_signal(snapshot, hypervisor, stale_after_s, now_s)
+    i = _interface_signal(snapshot, hypervisor, fence_interfaces)
+    verdict, reason = HEALTHY, None
+    if i == _DOWN:
+        verdict = UNSAFE
+    elif s == _DOWN and h == "stale":
+        verdict = FAILED
+    elif s == _DOWN and h == "fresh":
+        verdict, reason = "host_alive_service_down", reasons.host_alive_service_down(name)
+    elif s == _UP and h == "stale":
+        verdict, reason = "heartbeat_path_broken", reasons.heartbeat_path_broken(name)
+    elif s == _DOWN and h == _MISSING:
+        verdict, reason = "insufficient_evidence", reasons.insufficient_evidence(
+            name, m.SOURCE_HEARTBEAT)
+    elif s == _MISSING and h == "stale":
+        verdict, reason = "insufficient_evidence", reasons.insufficient_evidence(
+            name, m.SOURCE_NOVA)
+    return HostVerdict(name, verdict, s, h, i, reason)
+
+
+def fencing_obstacle(app_config, hypervisor) -> Optional[str]:
+    """Why an enabled fencer cannot handle ``hypervisor`` (None if all of them can)."""
+    if app_config.ha_fence_ceph and not hypervisor.host_ip:
+        return "Ceph fencing is on but the host's client address is unknown"
+    if app_config.ha_fence_nova and hypervisor.service is None:
+        return "Nova fencing is on but the host has no known compute service"
+    return None
+
+
+def detect_failures(snapshot, app_config, aggregate: str, *, heartbeat_stale_after_s: float,
+                    now_s: float, max_condemned_share: float = DEFAULT_MAX_CONDEMNED_SHARE,
+                    busy: m.BusySet = m.BusySet(), index=None) -> Detection:
+    """Decide which hosts of ``aggregate`` are condemned and which of them to fence now.
+
+    Busy hosts are judged but never fenced (an unfinished recommendation touches them).
+    """
+    index = index or snapshot.index()
+    hosts = index.hypervisors_of(aggregate)
+    verdicts = tuple(judge_host(snapshot, h, app_config.ha_fence_interfaces,
+                                heartbeat_stale_after_s, now_s) for h in hosts)
+    found = [v.reason for v in verdicts if v.reason is not None]
+    condemned = [v.host for v in verdicts if v.verdict in CONDEMNED_VERDICTS]
+    if not condemned:
+        return Detection((), verdicts, tuple(found) or (reasons.no_failure(aggregate),))
+    if len(condemned) > 1 and len(condemned) > max_condemned_share * len(hosts):
+        found.append(reasons.mass_failure_guard(aggregate, len(condemned), len(hosts),
+                                                max_condemned_share))
+        return Detection((), verdicts, tuple(found))
+    if not (app_config.ha_fence_ceph or app_config.ha_fence_bmc or app_config.ha_fence_nova):
+        found.append(reasons.no_fencer())
+        return Detection((), verdicts, tuple(found))
+    to_fence = []
+    for name in condemned:
+        if name in busy.hosts:
+            found.append(reasons.busy(None, name))
+            continue
+        obstacle = fencing_obstacle(app_config, index.hypervisors[name])
+        if obstacle is not None:
+            found.append(reasons.fencing_impossible(name, obstacle))
+            continue
+        to_fence.append(name)
+    return Detection(tuple(to_fence), verdicts, tuple(found))
+
+
+def evacuation_order(vms) -> list:
+    """Order VMs for evacuation: ``evacuate_order`` ascending first (ties by id); then the
+    rest alternating the largest by vCPUs and the largest by RAM among those left."""
+    ordered = sorted((vm for vm in vms if vm.evacuate_order is not None),
+                     key=lambda vm: (vm.evacuate_order, vm.id))
+    rest = [vm for vm in vms if vm.evacuate_order is None]
+    by_cpu = sorted(rest, key=lambda vm: (-vm.flavor.vcpus, -vm.flavor.ram_mb, vm.id))
+    by_ram = sorted(rest, key=lambda vm: (-vm.flavor.ram_mb, -vm.flavor.vcpus, vm.id))
+    taken = set()
+    cursors = [0, 0]
+    lists = (by_cpu, by_ram)
+    turn = 0
+    while len(taken) < len(rest):
+        queue = lists[turn]
+        while queue[cursors[turn]].id in taken:
+            cursors[turn] += 1
+        vm = queue[cursors[turn]]
+        taken.add(vm.id)
+        ordered.append(vm)
+        turn = 1 - turn
+    return ordered
+
+
+def _skip_reason(vm, app_config, busy, allow_rebuild):
+    if vm.no_evac:
+        return reasons.excluded_by_metadata(vm.id, app_config.ha_no_evacuate_key, vm.host)
+    if vm.id in busy.vms:
+        return reasons.busy(vm.id, vm.host)
+    if vm.local_disk and not allow_rebuild:
+        return reasons.local_disk(vm.id, vm.host)
+    return None
+
+
+def _no_target_reason(vm, rejections, online_candidates):
+    """The most specific reason: no online host, one capacity code everywhere, or counts."""
+    if not online_candidates:
+        return reasons.capacity(capacity.NO_ONLINE_HYPERVISOR, vm.id,
+                                "no available online hypervisor for %s" % vm.id, vm.host)
+    codes = set(rejections)
+    if len(codes) == 1:
+        code = codes.pop()
+        if code in (capacity.RAM_DEPLETED, capacity.CPU_DEPLETED):
+            what = "RAM" if code == capacity.RAM_DEPLETED else "CPU"
+            return reasons.capacity(code, vm.id, "aggregate %s depleted: no host has room for"
+                                    " %s" % (what, vm.id), vm.host,
+                                    detail=((code, rejections[code]),))
+        if code == capacity.QUOTA_EXCEEDED:
+            return reasons.capacity(code, vm.id, "project quota exceeded for %s" % vm.id,
+                                    vm.host)
+    return reasons.no_target(vm.id, dict(rejections), vm_id=vm.id, host=vm.host)
+
+
+def _place(ctx, vms, excluded_hosts, ha_round, avoid_targets):
+    """Place ``vms`` in order; return (moves, reasons)."""
+    ledger = ctx.ledger
+    selector = ctx.selector
+    candidate_names = [h.name for h in ctx.hosts if h.name not in excluded_hosts]
+    online = [n for n in candidate_names
+              if n not in selector.busy_hosts and ledger.hosts[n].hypervisor.service
+              is not None and ledger.hosts[n].hypervisor.service.is_up]
+    moves, found = [], []
+    for vm in vms:
+        source = vm.host
+        request = selector.request_for(vm, ignore_hosts=excluded_hosts)
+        avoid = avoid_targets.get(vm.id)
+        ranked = sorted((n for n in candidate_names if n != avoid),
+                        key=lambda n: (-ledger.hosts[n].free(m.MEMORY_MB), n))
+        target, rejections = selector.pick(request, ranked)
+        if target is None:
+            found.append(_no_target_reason(vm, rejections, online))
+            continue
+        ledger.move(vm, request.resources, target)
+        moves.append(PlannedMove(vm.id, EVACUATE, source, target, ha_round=ha_round,
+                                 ram_mb=vm.flavor.ram_mb))
+    return moves, found
+
+
+def plan_evacuation(snapshot, app_config, agg_config, busy: m.BusySet, fenced_hosts, *,
+                    allow_rebuild: bool = False, index=None, filter_options=None,
+                    project_headroom=None) -> Plan:
+    """Round 1: plan the evacuation of every VM of the fenced hosts of one aggregate."""
+    ctx = build_context(snapshot, agg_config.name, app_config.nova_filters, busy, index,
+                        filter_options, project_headroom)
+    fenced = frozenset(fenced_hosts)
+    found = [] if app_config.nova_filters else [reasons.no_filters()]
+    candidates = []
+    for host in sorted(fenced):
+        for vm in ctx.index.vms_on(host):
+            why = _skip_reason(vm, app_config, busy, allow_rebuild)
+            if why is not None:
+                found.append(why)
+            else:
+                candidates.append(vm)
+    moves, placed_reasons = _place(ctx, evacuation_order(candidates), fenced, 1, {})
+    return Plan(tuple(moves), tuple(found + placed_reasons))
+
+
+def replan_evacuation(snapshot, app_config, agg_config, busy: m.BusySet, fenced_hosts,
+                      failed: dict, *, allow_rebuild: bool = False, index=None,
+                      filter_options=None, project_headroom=None) -> Plan:
+    """Round 2: re-plan only the VMs whose round-1 recommendation failed.
+
+    ``failed`` maps VM id to the (expected source, failed target) of its round-1
+    recommendation. Each gets a fresh target from this (fresher) snapshot, never the
+    target that failed; a VM no longer on its expected source is reported, not moved.
+    """
+    ctx = build_context(snapshot, agg_config.name, app_config.nova_filters, busy, index,
+                        filter_options, project_headroom)
+    fenced = frozenset(fenced_hosts)
+    found, candidates, avoid = [], [], {}
+    for vm_id in sorted(failed):
+        source, failed_target = failed[vm_id]
+        vm = ctx.index.vms.get(vm_id)
+        if vm is None or vm.host != source:
+            where = vm.host if vm is not None else "nowhere"
+            found.append(reasons.capacity(
+                capacity.VM_NOT_ON_EXPECTED_HOST, vm_id, "VM %s is running on another host"
+                " than expected (%s, expected %s)" % (vm_id, where, source), source))
+            continue
+        why = _skip_reason(vm, app_config, busy, allow_rebuild)
+        if why is not None:
+            found.append(why)
+            continue
+        candidates.append(vm)
+        avoid[vm_id] = failed_target
+    moves, placed_reasons = _place(ctx, evacuation_order(candidates), fenced, 2, avoid)
+    return Plan(tuple(moves), tuple(found + placed_reasons))

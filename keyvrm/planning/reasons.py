@@ -1,0 +1,176 @@
+"""Why a planner did nothing (or less than asked): machine-readable codes and sentences.
+
+Every "nothing to do" outcome of a planner is a ``Reason``: a stable ``code`` an API or
+test can match, a ``message`` an operator can read, and the VM/host it is about. The
+constructors below are the only place these sentences are written.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Optional
+
+DISABLED = "disabled"
+NOOP = "noop"
+NO_MARKER = "no_marker"
+NO_FILTERS = "no_filters"
+LB_TOO_EARLY = "lb_too_early"
+NO_OVERLOAD = "no_overload"
+NO_TARGET = "no_target"
+NO_FENCER = "no_fencer"
+FENCING_IMPOSSIBLE = "fencing_impossible"
+NO_METRICS = "no_metrics"
+MIXED_HUGEPAGES = "mixed_hugepages"
+EXCLUDED_BY_METADATA = "excluded_by_metadata"
+MASS_FAILURE_GUARD = "mass_failure_guard"
+NO_FAILURE = "no_failure"
+HOST_ALIVE_SERVICE_DOWN = "host_alive_service_down"
+HEARTBEAT_PATH_BROKEN = "heartbeat_path_broken"
+INSUFFICIENT_EVIDENCE = "insufficient_evidence"
+LOCAL_DISK = "local_disk"
+BUSY = "busy"
+COOLDOWN = "cooldown"
+NOT_IMPROVING = "not_improving"
+NOT_MIGRATABLE = "not_migratable"
+# Capacity codes (keyvrm.scheduling.capacity) are reasons too:
+# cpu_depleted, ram_depleted, hugepages_depleted, no_inventory, quota_exceeded,
+# no_online_hypervisor, vm_not_on_expected_host.
+
+# Reasons that make an HA/LB event end in the error state (SPEC 4).
+ERROR_CODES = frozenset({NO_FENCER, FENCING_IMPOSSIBLE, MIXED_HUGEPAGES, MASS_FAILURE_GUARD})
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Reason:
+    """One outcome explained; ``detail`` is a sorted tuple of (key, value) pairs."""
+
+    code: str
+    message: str
+    vm_id: Optional[str] = None
+    host: Optional[str] = None
+    detail: tuple = ()
+
+    @property
+    def is_error(self) -> bool:
+        return self.code in ERROR_CODES
+
+
+def disabled() -> Reason:
+    return Reason(DISABLED, "KeyVRM is disabled (app_config.enabled=false)")
+
+
+def noop(aggregate: str, why: Optional[str]) -> Reason:
+    return Reason(NOOP, "aggregate %s is in NOOP mode: %s" % (aggregate, why or "no reason"))
+
+
+def no_marker(aggregate: str) -> Reason:
+    return Reason(NO_MARKER, "aggregate %s has no HA/LB marker" % aggregate)
+
+
+def no_filters() -> Reason:
+    return Reason(NO_FILTERS, "nova_filters is empty: targets are chosen without Nova filters")
+
+
+def lb_too_early(aggregate: str, wait_s: float) -> Reason:
+    return Reason(LB_TOO_EARLY, "LB on %s too early: next run allowed in %d s" % (
+        aggregate, int(round(wait_s))), detail=(("wait_s", round(wait_s, 3)),))
+
+
+def no_overload(aggregate: str, threshold_pct: float) -> Reason:
+    return Reason(NO_OVERLOAD, "no hypervisor of %s above %g%% syn_score" % (
+        aggregate, threshold_pct))
+
+
+def no_target(subject: str, rejections: dict, vm_id: Optional[str] = None,
+              host: Optional[str] = None) -> Reason:
+    """No host took ``subject``; ``rejections`` counts rejected hosts per filter or check."""
+    ordered = sorted(rejections.items(), key=lambda item: (-item[1], item[0]))
+    parts = ["%d host%s rejected by %s" % (n, "" if n == 1 else "s", name)
+             for name, n in ordered]
+    text = ", ".join(parts) if parts else "no candidate host"
+    return Reason(NO_TARGET, "no target for %s: %s" % (subject, text), vm_id=vm_id, host=host,
+                  detail=tuple(ordered))
+
+
+def capacity(code: str, vm_id: str, message: str, host: Optional[str] = None,
+             detail: tuple = ()) -> Reason:
+    """A capacity refusal (one of keyvrm.scheduling.capacity's codes)."""
+    return Reason(code, message, vm_id=vm_id, host=host, detail=detail)
+
+
+def no_fencer() -> Reason:
+    return Reason(NO_FENCER, "no fencer enabled (ha_fence_ceph, ha_fence_bmc, ha_fence_nova"
+                  " are all false): nothing is fenced or evacuated")
+
+
+def fencing_impossible(host: str, why: str) -> Reason:
+    return Reason(FENCING_IMPOSSIBLE, "host %s cannot be fenced: %s" % (host, why), host=host)
+
+
+def no_metrics(host: Optional[str] = None, aggregate: Optional[str] = None) -> Reason:
+    if host is not None:
+        return Reason(NO_METRICS, "no metrics for hypervisor %s: not scored" % host, host=host)
+    return Reason(NO_METRICS, "no metrics for any hypervisor of %s" % aggregate)
+
+
+def mixed_hugepages(aggregate: str, hugepage_vms: int, ordinary_vms: int) -> Reason:
+    return Reason(MIXED_HUGEPAGES, "aggregate %s mixes %d HugePages VMs and %d ordinary VMs:"
+                  " LB refused" % (aggregate, hugepage_vms, ordinary_vms),
+                  detail=(("hugepage_vms", hugepage_vms), ("ordinary_vms", ordinary_vms)))
+
+
+def excluded_by_metadata(vm_id: str, key: str, host: Optional[str] = None) -> Reason:
+    return Reason(EXCLUDED_BY_METADATA, "VM %s excluded by metadata key %s" % (vm_id, key),
+                  vm_id=vm_id, host=host, detail=(("key", key),))
+
+
+def mass_failure_guard(aggregate: str, condemned: int, total: int, max_share: float) -> Reason:
+    return Reason(MASS_FAILURE_GUARD, "%d of %d hypervisors of %s condemned at once (more than"
+                  " %g%%): looks like a partition or a monitoring fault, nothing fenced" % (
+                      condemned, total, aggregate, max_share * 100),
+                  detail=(("condemned", condemned), ("total", total)))
+
+
+def no_failure(aggregate: str) -> Reason:
+    return Reason(NO_FAILURE, "no failed or unsafe hypervisor in %s" % aggregate)
+
+
+def host_alive_service_down(host: str) -> Reason:
+    return Reason(HOST_ALIVE_SERVICE_DOWN, "nova-compute on %s is down but its heartbeat is"
+                  " fresh and interfaces are up: alert, no fencing" % host, host=host)
+
+
+def heartbeat_path_broken(host: str) -> Reason:
+    return Reason(HEARTBEAT_PATH_BROKEN, "heartbeat of %s is stale but nova-compute is up:"
+                  " heartbeat path broken, no fencing" % host, host=host)
+
+
+def insufficient_evidence(host: str, missing: str) -> Reason:
+    return Reason(INSUFFICIENT_EVIDENCE, "%s looks failed but the %s source is missing:"
+                  " insufficient evidence, no fencing" % (host, missing), host=host)
+
+
+def local_disk(vm_id: str, host: str) -> Reason:
+    return Reason(LOCAL_DISK, "VM %s has a local root disk: not evacuated (allow_rebuild is"
+                  " off)" % vm_id, vm_id=vm_id, host=host)
+
+
+def busy(vm_id: Optional[str], host: Optional[str]) -> Reason:
+    what = ("VM %s" % vm_id) if vm_id else ("host %s" % host)
+    return Reason(BUSY, "%s is touched by an unfinished recommendation" % what,
+                  vm_id=vm_id, host=host)
+
+
+def cooldown(vm_id: str, host: str) -> Reason:
+    return Reason(COOLDOWN, "VM %s was moved recently: in cool-down" % vm_id,
+                  vm_id=vm_id, host=host)
+
+
+def not_improving(host: str, score_pct: float) -> Reason:
+    return Reason(NOT_IMPROVING, "no move lowers %s (syn_score %.1f%%) enough while keeping"
+                  " its target under the limit" % (host, score_pct), host=host)
+
+
+def not_migratable(vm_id: str, host: str, status: str, task_state: Optional[str]) -> Reason:
+    return Reason(NOT_MIGRATABLE, "VM %s is %s%s: Nova refuses to live-migrate it" % (
+        vm_id, status, "/" + task_state if task_state else ""), vm_id=vm_id, host=host)

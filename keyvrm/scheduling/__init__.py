@@ -1,0 +1,1 @@
+"""Target selection shared by the planners: Nova filter emulations, capacity, scoring."""

@@ -1,0 +1,153 @@
+"""Placement capacity and the accounting ledger a planner updates as it places VMs.
+
+Capacity follows Placement: a resource class offers ``(total - reserved) *
+allocation_ratio - used``, and no single allocation may exceed ``max_unit``. HugePages
+are counted in pages of the size that serves the VM. The ledger knows where each VM is
+counted (its snapshot host, or the target a plan gave it) so that moving a VM adds it to
+the target once: re-planning a VM already counted on a target does not count it twice.
+
+Every refusal carries a distinct, machine-readable code (the ``*_DEPLETED``,
+``QUOTA_EXCEEDED``, ``NO_ONLINE_HYPERVISOR`` and ``VM_NOT_ON_EXPECTED_HOST`` constants).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Optional
+
+from keyvrm.model import snapshot as m
+from keyvrm.scheduling import hugepages
+
+CPU_DEPLETED = "cpu_depleted"
+RAM_DEPLETED = "ram_depleted"
+HUGEPAGES_DEPLETED = "hugepages_depleted"
+NO_INVENTORY = "no_inventory"
+QUOTA_EXCEEDED = "quota_exceeded"
+NO_ONLINE_HYPERVISOR = "no_online_hypervisor"
+VM_NOT_ON_EXPECTED_HOST = "vm_not_on_expected_host"
+
+CAPACITY_CODES = (CPU_DEPLETED, RAM_DEPLETED, HUGEPAGES_DEPLETED, NO_INVENTORY)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ResourceRequest:
+    """What one VM allocates: VCPU, MEMORY_MB and, for huge-page VMs, a page request."""
+
+    vcpus: int
+    ram_mb: int
+    page_request: object = None  # see hugepages.requested_page_size
+
+    @property
+    def wants_hugepages(self) -> bool:
+        return hugepages.wants_hugepages(self.page_request)
+
+
+def resource_request_of(vm: m.VM, image: Optional[m.Image] = None) -> ResourceRequest:
+    """Return what ``vm`` allocates on the host it runs on (from its flavor and image)."""
+    return ResourceRequest(vcpus=vm.flavor.vcpus, ram_mb=vm.flavor.ram_mb,
+                           page_request=hugepages.requested_page_size(vm.flavor, image))
+
+
+def capacity_rejection(host_state, request: ResourceRequest) -> Optional[str]:
+    """Return why ``host_state`` cannot hold ``request`` (a capacity code), or None if it can."""
+    for resource_class, amount, code in ((m.VCPU, request.vcpus, CPU_DEPLETED),
+                                         (m.MEMORY_MB, request.ram_mb, RAM_DEPLETED)):
+        if amount <= 0:
+            continue
+        limit = host_state.limits.get(resource_class)
+        if limit is None:
+            return NO_INVENTORY
+        if amount > host_state.max_units[resource_class]:
+            return code
+        if host_state.used[resource_class] + amount > limit:
+            return code
+    if request.wants_hugepages and hugepages.serving_page_size(
+            request.page_request, host_state.hugepages_free, request.ram_mb) is None:
+        return HUGEPAGES_DEPLETED
+    return None
+
+
+class Ledger:
+    """Mutable accounting of a plan in progress: host usage and where each VM is counted.
+
+    ``host_states`` maps host name to ``HostState`` (their Placement usage already counts
+    the snapshot's VMs). ``project_headroom`` optionally maps project id to the VCPU and
+    MEMORY_MB its quota still allows; it is charged only when a VM that is counted
+    nowhere is placed, since moving a counted VM does not change a project's usage.
+    ``other_vms`` (id -> VM) answers where VMs outside ``vms`` are (e.g. server-group
+    members on hosts of other aggregates); the ledger never moves them.
+    """
+
+    def __init__(self, host_states: dict, vms=(), project_headroom: Optional[dict] = None,
+                 other_vms: Optional[dict] = None):
+        self.hosts = host_states
+        self._other_vms = other_vms or {}
+        self._location = {vm.id: vm.host for vm in vms}
+        self._requests = {}
+        self._page_sizes = {}
+        self._headroom = {p: dict(h) for p, h in (project_headroom or {}).items()}
+
+    def location(self, vm_id: str) -> Optional[str]:
+        """Host on which the ledger counts ``vm_id`` now (None: counted nowhere)."""
+        if vm_id in self._location:
+            return self._location[vm_id]
+        other = self._other_vms.get(vm_id)
+        return other.host if other is not None else None
+
+    def quota_rejection(self, vm: m.VM, request: ResourceRequest) -> Optional[str]:
+        """QUOTA_EXCEEDED when placing a VM counted nowhere would exceed its project's quota."""
+        if self.location(vm.id) is not None:
+            return None
+        headroom = self._headroom.get(vm.project_id)
+        if headroom is None:
+            return None
+        if (request.vcpus > headroom.get(m.VCPU, float("inf"))
+                or request.ram_mb > headroom.get(m.MEMORY_MB, float("inf"))):
+            return QUOTA_EXCEEDED
+        return None
+
+    def rejection(self, vm: m.VM, request: ResourceRequest, host: str) -> Optional[str]:
+        """Why ``vm`` cannot be counted on ``host`` (a capacity or quota code), or None."""
+        if self.location(vm.id) == host:
+            return None
+        return capacity_rejection(self.hosts[host], request) or self.quota_rejection(
+            vm, request)
+
+    def move(self, vm: m.VM, request: ResourceRequest, target: str) -> None:
+        """Count ``vm`` on ``target`` and no longer where it was counted before.
+
+        A VM already counted on ``target`` is left as it is (never counted twice).
+        """
+        source = self.location(vm.id)
+        if source == target:
+            return
+        if source is None:
+            headroom = self._headroom.get(vm.project_id)
+            if headroom is not None:
+                headroom[m.VCPU] = headroom.get(m.VCPU, float("inf")) - request.vcpus
+                headroom[m.MEMORY_MB] = headroom.get(m.MEMORY_MB, float("inf")) - request.ram_mb
+        elif source in self.hosts:
+            self._release(vm, request, self.hosts[source])
+        state = self.hosts[target]
+        state.used[m.VCPU] = state.used.get(m.VCPU, 0.0) + request.vcpus
+        state.used[m.MEMORY_MB] = state.used.get(m.MEMORY_MB, 0.0) + request.ram_mb
+        if request.wants_hugepages:
+            size_kb = hugepages.serving_page_size(
+                request.page_request, state.hugepages_free, request.ram_mb)
+            if size_kb is not None:
+                state.hugepages_free[size_kb] -= hugepages.pages_needed(request.ram_mb, size_kb)
+                self._page_sizes[vm.id] = size_kb
+        state.add_instance(vm)
+        self._location[vm.id] = target
+        self._requests[vm.id] = request
+
+    def _release(self, vm: m.VM, request: ResourceRequest, state) -> None:
+        state.used[m.VCPU] = state.used.get(m.VCPU, 0.0) - request.vcpus
+        state.used[m.MEMORY_MB] = state.used.get(m.MEMORY_MB, 0.0) - request.ram_mb
+        size_kb = self._page_sizes.pop(vm.id, None)
+        if size_kb is None and request.wants_hugepages:
+            size_kb = hugepages.serving_page_size(
+                request.page_request, {k: 0 for k in state.hugepages_total}, 0)
+        if size_kb is not None and size_kb in state.hugepages_free:
+            state.hugepages_free[size_kb] += hugepages.pages_needed(request.ram_mb, size_kb)
+        state.remove_instance(vm)

@@ -1,0 +1,27 @@
+"""AggregateImagePropertiesIsolation: image properties match the aggregate's same-named keys."""
+
+from keyvrm.scheduling.filters.base import HostFilter, register
+
+
+@register
+class AggregateImagePropertiesIsolation(HostFilter):
+    """For each aggregate metadata key the image also sets, the image value must be one
+    of the aggregate's. ``namespace``/``separator`` restrict the keys considered, as
+    Nova's ``aggregate_image_properties_isolation_namespace``/``_separator``."""
+
+    def __init__(self, namespace=None, separator="."):
+        self.prefix = (namespace + separator) if namespace else None
+
+    def rejection(self, host_state, request):
+        props = request.image_properties
+        for key, options in host_state.aggregate_metadata.items():
+            if self.prefix and not key.startswith(self.prefix):
+                continue
+            value = props.get(key)
+            if value is None:
+                continue
+            values = value if isinstance(value, (list, tuple)) else [value]
+            if not all(str(v) in options for v in values):
+                return "image %s=%s, aggregate allows %s" % (
+                    key, value, ",".join(sorted(options)))
+        return None

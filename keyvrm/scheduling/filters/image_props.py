@@ -1,0 +1,53 @@
+"""ImagePropertiesFilter: the host supports the image's architecture, hypervisor and mode."""
+
+from keyvrm.scheduling.filters.base import HostFilter, register
+
+
+def version_to_int(text):
+    """Nova's integer form of a dotted version: "2.11.0" -> 2011000."""
+    parts = [int(p) for p in str(text).split(".")]
+    value = 0
+    for part in parts:
+        value = value * 1000 + part
+    return value * 1000 ** max(0, 3 - len(parts))
+
+
+def _version_ok(hv_version, requirement):
+    words = str(requirement).split()
+    op, version = (words[0], words[1]) if len(words) == 2 else ("==", words[0])
+    try:
+        wanted = version_to_int(version)
+    except ValueError:
+        return False
+    compare = {">=": hv_version >= wanted, "<=": hv_version <= wanted,
+               ">": hv_version > wanted, "<": hv_version < wanted,
+               "==": hv_version == wanted, "=": hv_version >= wanted}
+    return compare.get(op, False)
+
+
+@register
+class ImagePropertiesFilter(HostFilter):
+    """Image ``hw_architecture``, ``img_hv_type``, ``hw_vm_mode`` and
+    ``img_hv_requested_version`` must be met by the host.
+
+    The host's ``capabilities["supported_instances"]`` is a list of
+    (architecture, hypervisor type, vm mode) triples; an image asking nothing passes.
+    """
+
+    def rejection(self, host_state, request):
+        props = request.image_properties
+        arch = props.get("hw_architecture") or props.get("architecture")
+        hv_type = props.get("img_hv_type") or props.get("hypervisor_type")
+        vm_mode = props.get("hw_vm_mode") or props.get("vm_mode")
+        version = props.get("img_hv_requested_version")
+        if version and not _version_ok(host_state.hypervisor.hypervisor_version, version):
+            return "hypervisor version does not satisfy %s" % version
+        if not (arch or hv_type or vm_mode):
+            return None
+        supported = host_state.capabilities.get("supported_instances") or ()
+        for triple in supported:
+            s_arch, s_type, s_mode = (tuple(triple) + (None, None, None))[:3]
+            if ((not arch or arch == s_arch) and (not hv_type or hv_type.lower() == str(
+                    s_type).lower()) and (not vm_mode or vm_mode == s_mode)):
+                return None
+        return "image needs %s/%s/%s, host does not support it" % (arch, hv_type, vm_mode)

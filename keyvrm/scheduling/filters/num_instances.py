@@ -1,0 +1,37 @@
+"""NumInstancesFilter and AggregateNumInstancesFilter: a cap on instances per host."""
+
+from keyvrm.scheduling.filters.base import HostFilter, register
+
+DEFAULT_MAX_INSTANCES_PER_HOST = 50
+
+
+@register
+class NumInstancesFilter(HostFilter):
+    """A host already holding ``max_instances_per_host`` instances fails."""
+
+    def __init__(self, max_instances_per_host=DEFAULT_MAX_INSTANCES_PER_HOST):
+        self.max_instances_per_host = max_instances_per_host
+
+    def limit_for(self, host_state):
+        return self.max_instances_per_host
+
+    def rejection(self, host_state, request):
+        limit = self.limit_for(host_state)
+        if host_state.num_instances >= limit:
+            return "%d instances, limit %d" % (host_state.num_instances, limit)
+        return None
+
+
+@register
+class AggregateNumInstancesFilter(NumInstancesFilter):
+    """As NumInstancesFilter, the limit being the smallest aggregate
+    ``max_instances_per_host`` metadata value, else the configured one."""
+
+    def limit_for(self, host_state):
+        values = []
+        for value in host_state.aggregate_metadata.get("max_instances_per_host", ()):
+            try:
+                values.append(int(value))
+            except ValueError:
+                continue
+        return min(values) if values else self.max_instances_per_host

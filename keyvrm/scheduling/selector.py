@@ -1,0 +1,87 @@
+"""Pick a target host for one VM: busy hosts, online state, capacity, then Nova filters.
+
+Checks run per candidate in Nova's order (Placement capacity before the filters); the
+first check a host fails is counted, so a VM without a target comes back with the
+number of hosts each check rejected ("12 hosts rejected by ServerGroupAntiAffinityFilter,
+3 by ram_depleted").
+"""
+
+from __future__ import annotations
+
+import collections
+from typing import Callable, Optional
+
+from keyvrm.model import snapshot as m
+from keyvrm.scheduling import capacity
+from keyvrm.scheduling.request import PlacementRequest
+
+BUSY_HOST = "busy"
+OFFLINE = "offline"
+
+
+def is_online(hypervisor: m.Hypervisor) -> bool:
+    """The host's compute service is known and up (a target must be able to run a VM)."""
+    return hypervisor.service is not None and hypervisor.service.is_up
+
+
+class TargetSelector:
+    """Chooses targets against one ledger, filter list, busy set and snapshot lookups."""
+
+    def __init__(self, ledger: capacity.Ledger, filters: tuple, busy_hosts: frozenset,
+                 server_groups: dict, images: dict):
+        self.ledger = ledger
+        self.filters = filters
+        self.busy_hosts = busy_hosts
+        self.server_groups = server_groups
+        self.images = images
+
+    def request_for(self, vm: m.VM, ignore_hosts=frozenset()) -> PlacementRequest:
+        """Build the filter request of ``vm``; group hosts come from the ledger."""
+        image = self.images.get(vm.image_id)
+        group = self.server_groups.get(vm.server_group_id)
+        group_hosts = frozenset()
+        if group is not None and group.policy == m.AFFINITY:
+            located = (self.ledger.location(member) for member in group.members
+                       if member != vm.id)
+            group_hosts = frozenset(h for h in located if h is not None
+                                    and h not in ignore_hosts)
+        return PlacementRequest(vm=vm, resources=capacity.resource_request_of(vm, image),
+                                image=image, server_group=group, group_hosts=group_hosts)
+
+    def host_rejection(self, request: PlacementRequest, host: str,
+                       extra_check: Optional[Callable] = None) -> Optional[str]:
+        """The name of the first check ``host`` fails for ``request``, or None.
+
+        ``extra_check(host)`` is a planner's own condition (a check name to reject, None
+        to accept); it runs after the busy and online checks, before capacity and filters.
+        """
+        if host in self.busy_hosts:
+            return BUSY_HOST
+        state = self.ledger.hosts[host]
+        if not is_online(state.hypervisor):
+            return OFFLINE
+        if extra_check is not None:
+            why = extra_check(host)
+            if why is not None:
+                return why
+        code = self.ledger.rejection(request.vm, request.resources, host)
+        if code is not None:
+            return code
+        for host_filter in self.filters:
+            if not host_filter.host_passes(state, request):
+                return host_filter.name
+        return None
+
+    def pick(self, request: PlacementRequest, candidates,
+             extra_check: Optional[Callable] = None):
+        """Return (first passing candidate or None, rejection counts per check name).
+
+        ``candidates`` is in preference order.
+        """
+        rejections = collections.Counter()
+        for host in candidates:
+            why = self.host_rejection(request, host, extra_check)
+            if why is None:
+                return host, rejections
+            rejections[why] += 1
+        return None, rejections

@@ -1,0 +1,1 @@
+"""Adapters to the world outside KeyVRM: cloud, metrics, heartbeat and fencing drivers."""

@@ -1,0 +1,135 @@
+"""The cloud driver interface: what KeyVRM reads from and asks of Nova, Placement, Neutron, Cinder.
+
+Read calls return ``keyvrm.model.snapshot`` dataclasses (and the two small records
+below). Servers come back with their raw ``metadata``: the harvester, which knows the
+business config's metadata keys, derives ``no_evac``/``no_migr``/``evacuate_order``;
+``metrics`` stays None (the metrics driver owns it). Action calls follow Nova's
+"accepted is not done": they return at once with the migration record (status
+``accepted``) and completion is read with ``get_migration``/``list_migrations``.
+Every call may raise ``keyvrm.drivers.errors.CloudError`` (an HTTP error answer) or
+``DriverUnavailable`` (no answer).
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+from typing import Optional, Union
+
+from keyvrm.model import snapshot
+
+# Values of ``block_migration`` Nova accepts (microversion >= 2.25).
+BLOCK_MIGRATION_AUTO = "auto"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PortBinding:
+    """One Neutron port binding of a server's port on one host."""
+
+    port_id: str
+    host: str
+    status: str  # ACTIVE or INACTIVE
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class VolumeAttachment:
+    """One Cinder attachment of a server's volume (``attached``, or stale ``reserved``)."""
+
+    id: str
+    server_id: str
+    volume_id: str
+    host: Optional[str]
+    status: str
+
+
+class CloudDriver(abc.ABC):
+    """Reads the region and acts on its servers and compute services."""
+
+    # --- reads -------------------------------------------------------------------
+    @abc.abstractmethod
+    def list_availability_zones(self) -> list[snapshot.AvailabilityZone]:
+        """Compute availability zones of the region."""
+
+    @abc.abstractmethod
+    def list_aggregates(self) -> list[snapshot.Aggregate]:
+        """Host aggregates with metadata and member hosts."""
+
+    @abc.abstractmethod
+    def list_compute_services(self) -> list[snapshot.ComputeService]:
+        """The nova-compute service of every host, with state and admin status."""
+
+    @abc.abstractmethod
+    def list_hypervisors(self) -> list[snapshot.Hypervisor]:
+        """Capacity records of every hypervisor.
+
+        Filled: name, availability_zone, aggregates, hugepages, traits, capabilities,
+        hypervisor_type/version, net_capacity_mbps, host_ip. Left empty for the
+        harvester to join: service, inventories, metrics, heartbeat_at.
+        """
+
+    @abc.abstractmethod
+    def list_inventories(self) -> dict[str, dict[str, snapshot.Inventory]]:
+        """Placement inventories with usage: host -> resource class -> Inventory."""
+
+    @abc.abstractmethod
+    def list_servers(self) -> list[snapshot.VM]:
+        """Every server of every project (``all_projects``), metrics left None."""
+
+    @abc.abstractmethod
+    def list_server_groups(self) -> list[snapshot.ServerGroup]:
+        """Every server group of every project, with members."""
+
+    @abc.abstractmethod
+    def list_images(self) -> list[snapshot.Image]:
+        """Images with the properties Nova's filters read."""
+
+    @abc.abstractmethod
+    def list_migrations(self, changes_since: Optional[float] = None) -> list[snapshot.Migration]:
+        """Migration records (evacuations and live migrations), optionally only recent ones."""
+
+    @abc.abstractmethod
+    def get_migration(self, migration_id: int) -> snapshot.Migration:
+        """One migration record, for polling; ``NotFoundInCloud`` if unknown."""
+
+    @abc.abstractmethod
+    def list_port_bindings(self, server_id: str) -> list[PortBinding]:
+        """Port bindings of the server's ports, active and inactive."""
+
+    @abc.abstractmethod
+    def list_volume_attachments(self, server_id: str) -> list[VolumeAttachment]:
+        """Volume attachments of the server, stale ones included."""
+
+    # --- actions -----------------------------------------------------------------
+    @abc.abstractmethod
+    def evacuate(self, server_id: str, target_host: str) -> snapshot.Migration:
+        """Ask Nova to rebuild the server on ``target_host``; its source must be down."""
+
+    @abc.abstractmethod
+    def live_migrate(self, server_id: str, target_host: str,
+                     block_migration: Union[str, bool] = BLOCK_MIGRATION_AUTO
+                     ) -> snapshot.Migration:
+        """Ask Nova to live-migrate the server to ``target_host``."""
+
+    @abc.abstractmethod
+    def force_down_service(self, host: str, forced_down: bool = True) -> snapshot.ComputeService:
+        """Set (or clear) ``forced_down`` on the host's compute service."""
+
+    @abc.abstractmethod
+    def disable_service(self, host: str, reason: str) -> snapshot.ComputeService:
+        """Disable the host's compute service with a reason."""
+
+    @abc.abstractmethod
+    def enable_service(self, host: str) -> snapshot.ComputeService:
+        """Enable the host's compute service again."""
+
+    @abc.abstractmethod
+    def stop_server(self, server_id: str) -> None:
+        """Ask Nova to stop the server (accepted; completion shows in its status)."""
+
+    @abc.abstractmethod
+    def delete_port_binding(self, port_id: str, host: str) -> None:
+        """Delete the port's binding on ``host`` (cleanup after a failed migration)."""
+
+    @abc.abstractmethod
+    def delete_volume_attachment(self, attachment_id: str) -> None:
+        """Delete a stale volume attachment (cleanup after a failed evacuation)."""

@@ -1,0 +1,167 @@
+"""The cloud driver over a simulated region: Nova/Placement/Neutron/Cinder semantics.
+
+Reads return snapshot dataclasses built from the region's mutable model at call time
+(flavors cached, since they never change). Every call raises Nova's 503 while a
+scripted API outage lasts.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from keyvrm.drivers.cloud import base
+from keyvrm.drivers.errors import NotFoundInCloud
+from keyvrm.model import snapshot as m
+from keyvrm.simulator import compute
+from keyvrm.simulator import region as r
+
+
+def _migration(rec: r.Migration) -> m.Migration:
+    return m.Migration(id=rec.id, server_id=rec.server_id, migration_type=rec.migration_type,
+                       status=rec.status, source_host=rec.source_host,
+                       dest_host=rec.dest_host, created_at=rec.created_at,
+                       updated_at=rec.updated_at)
+
+
+class SimCloudDriver(base.CloudDriver):
+    """``CloudDriver`` backed by a ``keyvrm.simulator.region.Region``."""
+
+    def __init__(self, region: r.Region):
+        self.region = region
+        self.compute = compute.Compute(region)
+        self._flavors = {}
+
+    def _service(self, host: r.Host) -> m.ComputeService:
+        down = self.region.service_is_down(host)
+        return m.ComputeService(
+            host=host.name, state=m.SERVICE_DOWN if down else m.SERVICE_UP,
+            status=m.SERVICE_DISABLED if host.disabled else m.SERVICE_ENABLED,
+            forced_down=host.forced_down, disabled_reason=host.disabled_reason,
+            updated_at=self.region.service_updated_at(host))
+
+    def _flavor(self, flavor: r.Flavor) -> m.Flavor:
+        cached = self._flavors.get(flavor.name)
+        if cached is None:
+            cached = m.Flavor(flavor.name, flavor.vcpus, flavor.ram_mb, flavor.disk_gb,
+                              dict(flavor.extra_specs))
+            self._flavors[flavor.name] = cached
+        return cached
+
+    # --- reads ---------------------------------------------------------------------------
+    def list_availability_zones(self):
+        self.compute.check_api()
+        return [m.AvailabilityZone(name) for name in self.region.availability_zones]
+
+    def list_aggregates(self):
+        self.compute.check_api()
+        return [m.Aggregate(name=a.name, nova_id=a.nova_id, uuid=a.uuid,
+                            availability_zone=a.az, metadata=dict(a.metadata),
+                            hosts=tuple(a.hosts))
+                for a in self.region.aggregates.values()]
+
+    def list_compute_services(self):
+        self.compute.check_api()
+        return [self._service(h) for h in self.region.hosts.values()]
+
+    def list_hypervisors(self):
+        self.compute.check_api()
+        out = []
+        for h in self.region.hosts.values():
+            hugepages = ()
+            if h.hugepages_total:
+                hugepages = (m.HugePages(h.hugepage_size_kb, h.hugepages_total,
+                                         h.hugepages_total - h.hugepages_used()),)
+            out.append(m.Hypervisor(
+                name=h.name, availability_zone=h.az, aggregates=tuple(h.aggregates),
+                hugepages=hugepages, traits=h.traits, capabilities=dict(h.capabilities or {}),
+                hypervisor_type=h.hypervisor_type, hypervisor_version=h.hypervisor_version,
+                net_capacity_mbps=h.net_capacity_mbps, host_ip=h.host_ip))
+        return out
+
+    def list_inventories(self):
+        self.compute.check_api()
+        return {h.name: {
+            m.VCPU: m.Inventory(total=h.vcpus, reserved=h.reserved_vcpus,
+                                allocation_ratio=h.cpu_allocation_ratio, max_unit=h.vcpus,
+                                used=h.used_vcpus),
+            m.MEMORY_MB: m.Inventory(total=h.ram_mb, reserved=h.reserved_ram_mb,
+                                     allocation_ratio=h.ram_allocation_ratio,
+                                     max_unit=h.ram_mb, used=h.used_ram_mb),
+        } for h in self.region.hosts.values()}
+
+    def list_servers(self):
+        self.compute.check_api()
+        return [m.VM(id=v.id, name=v.name, host=v.host, project_id=v.project_id,
+                     flavor=self._flavor(v.flavor), status=v.status, task_state=v.task_state,
+                     image_id=v.image_id, server_group_id=v.server_group_id,
+                     metadata=dict(v.metadata) if v.metadata else {},
+                     volume_backed=v.volume_backed)
+                for v in self.region.vms.values()]
+
+    def list_server_groups(self):
+        self.compute.check_api()
+        return [m.ServerGroup(id=g.id, name=g.name, policy=g.policy, members=tuple(g.members),
+                              rules=dict(g.rules), project_id=g.project_id)
+                for g in self.region.server_groups.values()]
+
+    def list_images(self):
+        self.compute.check_api()
+        return [m.Image(id=i, properties=dict(p)) for i, p in self.region.images.items()]
+
+    def list_migrations(self, changes_since: Optional[float] = None):
+        self.compute.check_api()
+        return [_migration(rec) for rec in self.region.migrations.values()
+                if changes_since is None or rec.updated_at >= changes_since]
+
+    def get_migration(self, migration_id):
+        self.compute.check_api()
+        rec = self.region.migrations.get(int(migration_id))
+        if rec is None:
+            raise NotFoundInCloud(f"Migration {migration_id} could not be found.")
+        return _migration(rec)
+
+    def list_port_bindings(self, server_id):
+        self.compute.check_api()
+        vm = self.compute._vm(server_id)
+        port = compute.port_id(vm)
+        bindings = [base.PortBinding(port, vm.host, "ACTIVE")]
+        bindings += [base.PortBinding(p, h, "INACTIVE")
+                     for p, h in sorted(self.region.inactive_bindings) if p == port]
+        return bindings
+
+    def list_volume_attachments(self, server_id):
+        self.compute.check_api()
+        vm = self.compute._vm(server_id)
+        if not vm.volume_backed:
+            return []
+        vol = compute.volume_id(vm)
+        out = [base.VolumeAttachment(f"att-{vm.id}", vm.id, vol, vm.host, "attached")]
+        out += [base.VolumeAttachment(att, sid, v, host, "reserved")
+                for att, (sid, v, host) in sorted(self.region.stale_attachments.items())
+                if sid == vm.id]
+        return out
+
+    # --- actions -------------------------------------------------------------------------
+    def evacuate(self, server_id, target_host):
+        return _migration(self.compute.evacuate(server_id, target_host))
+
+    def live_migrate(self, server_id, target_host, block_migration=base.BLOCK_MIGRATION_AUTO):
+        return _migration(self.compute.live_migrate(server_id, target_host, block_migration))
+
+    def force_down_service(self, host, forced_down=True):
+        return self._service(self.compute.force_down(host, forced_down))
+
+    def disable_service(self, host, reason):
+        return self._service(self.compute.disable(host, reason))
+
+    def enable_service(self, host):
+        return self._service(self.compute.enable(host))
+
+    def stop_server(self, server_id):
+        self.compute.stop_server(server_id)
+
+    def delete_port_binding(self, port_id, host):
+        self.compute.delete_port_binding(port_id, host)
+
+    def delete_volume_attachment(self, attachment_id):
+        self.compute.delete_volume_attachment(attachment_id)

@@ -1,0 +1,1 @@
+"""Fencing drivers: BMC power control and Ceph client blocklisting."""

@@ -1,0 +1,33 @@
+"""Fencing drivers over a simulated region: its hosts' BMCs and its Ceph blocklist."""
+
+from __future__ import annotations
+
+from keyvrm.drivers.fencing import base
+from keyvrm.simulator import power
+from keyvrm.simulator import region as r
+
+
+class SimPowerDriver(base.PowerDriver):
+    """``PowerDriver`` backed by the simulated BMCs."""
+
+    def __init__(self, region: r.Region):
+        self.bmc = power.BMC(region)
+
+    def power_off(self, host):
+        self.bmc.power_off(host)
+
+    def power_status(self, host):
+        return self.bmc.power_status(host)
+
+
+class SimBlocklistDriver(base.BlocklistDriver):
+    """``BlocklistDriver`` backed by the simulated Ceph cluster."""
+
+    def __init__(self, region: r.Region):
+        self.blocklist = power.Blocklist(region)
+
+    def blocklist_add(self, address, expire_s=None):
+        self.blocklist.add(address, expire_s)
+
+    def blocklist_list(self):
+        return self.blocklist.entries()

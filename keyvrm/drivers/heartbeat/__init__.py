@@ -1,0 +1,1 @@
+"""Heartbeat drivers: the last heartbeat each hypervisor wrote."""

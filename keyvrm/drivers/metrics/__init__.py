@@ -1,0 +1,1 @@
+"""Metrics drivers: hypervisor and VM load from a Prometheus-compatible TSDB."""

@@ -1,0 +1,374 @@
+"""Nova-like actions on the simulated region: evacuate, live-migrate, services, stop.
+
+The API part of each call checks what Nova's API checks and raises ``CloudError`` with
+Nova's status and message; accepted work becomes a migration record whose later steps
+run on the simulated clock. At execution the target is re-checked (service up and
+enabled, Placement capacity, HugePages, server-group policy, leftover port bindings or
+volume attachments): a violation ends the migration in status ``error`` and the server
+stays where it was. A server's host changes only when its migration completes.
+"""
+
+from __future__ import annotations
+
+import math
+
+from keyvrm.drivers.errors import CloudError, NotFoundInCloud
+from keyvrm.model.snapshot import AFFINITY, ANTI_AFFINITY
+from keyvrm.simulator import region as r
+
+EVACUATION = "evacuation"
+LIVE_MIGRATION = "live-migration"
+FINAL_STATUSES = frozenset(("done", "completed", "error", "failed", "cancelled"))
+_EVACUABLE = (r.ACTIVE, r.SHUTOFF, r.ERROR, "STOPPED")
+
+
+def port_id(vm) -> str:
+    """The id of a server's (single) port."""
+    return f"port-{vm.id}"
+
+
+def volume_id(vm) -> str:
+    """The id of a volume-backed server's root volume."""
+    return f"vol-{vm.id}"
+
+
+class Compute:
+    """Nova's compute API over one region."""
+
+    def __init__(self, region: r.Region):
+        self.region = region
+
+    # --- API availability ----------------------------------------------------------
+    def check_api(self):
+        """Raise Nova's 503 while a scripted API outage lasts."""
+        if self.region.now < self.region.nova_unavailable_until:
+            raise CloudError(503, "Service Unavailable: the server is currently unable to "
+                                  "handle the request", "service_unavailable")
+
+    def _vm(self, server_id):
+        vm = self.region.vms.get(server_id)
+        if vm is None:
+            raise NotFoundInCloud(f"Instance {server_id} could not be found.")
+        return vm
+
+    def _host(self, name):
+        host = self.region.hosts.get(name)
+        if host is None:
+            raise NotFoundInCloud(f"Compute host {name} could not be found.")
+        return host
+
+    # --- evacuate --------------------------------------------------------------------
+    def evacuate(self, server_id: str, target_host: str) -> r.Migration:
+        """Accept an evacuation, refused unless the source compute service is down."""
+        self.check_api()
+        vm = self._vm(server_id)
+        if vm.task_state is not None:
+            raise CloudError(409, f"Cannot 'evacuate' instance {vm.id} while it is in "
+                                  f"task_state {vm.task_state}", "task_state")
+        if vm.status not in _EVACUABLE:
+            raise CloudError(409, f"Cannot 'evacuate' instance {vm.id} while it is in "
+                                  f"vm_state {vm.status.lower()}", "vm_state")
+        source = self.region.hosts[vm.host]
+        if not self.region.service_is_down(source):
+            raise CloudError(400, f"Compute service of {source.name} is still in use.",
+                             "service_in_use")
+        target = self._host(target_host)
+        if target is source:
+            raise CloudError(400, "The target host can't be the same one.", "same_host")
+        migration = self._new_migration(vm, EVACUATION, source, target)
+        vm.task_state = "rebuilding"
+        self._later(self.region.options.scheduling_delay_s, self._evacuation_scheduled,
+                    migration)
+        return migration
+
+    def _evacuation_scheduled(self, migration):
+        vm = self.region.vms[migration.server_id]
+        target = self.region.hosts[migration.dest_host]
+        reason = self._target_rejection(vm, target) or self._stale_attachment(vm)
+        if reason:
+            self._finish(migration, "error", reason)
+            return
+        self._claim(migration, target)
+        self._set_status(migration, "pre-migrating")
+        if self._becomes_stuck(migration):
+            return
+        duration = self._jitter(self.region.options.evacuation_s)
+        self._later(duration, self._evacuation_done, migration)
+
+    def _evacuation_done(self, migration):
+        vm = self.region.vms[migration.server_id]
+        target = self.region.hosts[migration.dest_host]
+        if not target.compute_reporting:
+            if vm.volume_backed:
+                att = f"att-{vm.id}-{migration.id}"
+                self.region.stale_attachments[att] = (vm.id, volume_id(vm), target.name)
+            self._finish(migration, "failed",
+                         f"Compute host {target.name} went away during the rebuild")
+            return
+        source = self.region.hosts[vm.host]
+        source.vms.remove(vm)
+        # The source keeps its allocation until its compute service starts again.
+        source.orphan_vcpus += vm.flavor.vcpus
+        source.orphan_ram_mb += vm.flavor.ram_mb
+        target.vms.append(vm)
+        migration.claimed = False
+        vm.host = target.name
+        if self.region.options.evacuate_to_shutoff or vm.status != r.ACTIVE:
+            vm.status = r.SHUTOFF
+        vm.running = vm.status == r.ACTIVE
+        self._finish(migration, "done")
+
+    def _stale_attachment(self, vm):
+        if not vm.volume_backed:
+            return None
+        for att, (server_id, vol, host) in self.region.stale_attachments.items():
+            if server_id == vm.id:
+                return (f"Invalid volume: volume {vol} is still attached to host {host} "
+                        f"(attachment {att})")
+        return None
+
+    # --- live migration ----------------------------------------------------------------
+    def live_migrate(self, server_id: str, target_host: str,
+                     block_migration="auto") -> r.Migration:
+        """Accept a live migration between two hosts whose source service is up."""
+        self.check_api()
+        if block_migration not in ("auto", True, False):
+            raise CloudError(400, f"Invalid input for field/attribute block_migration. "
+                                  f"Value: {block_migration}.", "bad_request")
+        vm = self._vm(server_id)
+        if vm.task_state is not None:
+            raise CloudError(409, f"Cannot 'os-migrateLive' instance {vm.id} while it is "
+                                  f"in task_state {vm.task_state}", "task_state")
+        if vm.status not in (r.ACTIVE, "PAUSED"):
+            raise CloudError(409, f"Cannot 'os-migrateLive' instance {vm.id} while it is "
+                                  f"in vm_state {vm.status.lower()}", "vm_state")
+        source = self.region.hosts[vm.host]
+        if self.region.service_is_down(source):
+            raise CloudError(400, f"Compute service of {source.name} is unavailable at "
+                                  f"this time.", "service_unavailable")
+        target = self._host(target_host)
+        if target is source:
+            raise CloudError(400, "The target host can't be the same one.", "same_host")
+        migration = self._new_migration(vm, LIVE_MIGRATION, source, target)
+        migration.block = block_migration
+        vm.task_state = "migrating"
+        self._later(self.region.options.scheduling_delay_s, self._live_precheck, migration)
+        return migration
+
+    def _live_precheck(self, migration):
+        vm = self.region.vms[migration.server_id]
+        target = self.region.hosts[migration.dest_host]
+        reason = self._target_rejection(vm, target)
+        if reason is None and not target.reachable:
+            reason = f"Migration pre-check error: Unable to contact {target.name}"
+        if reason is None and (port_id(vm), target.name) in self.region.inactive_bindings:
+            reason = (f"Binding for port {port_id(vm)} for host {target.name} already "
+                      f"exists.")
+        if reason is None and migration.block is False and not vm.volume_backed:
+            reason = (f"Migration pre-check error: {vm.id} is not on shared storage: "
+                      f"Shared storage live-migration requires either shared storage or "
+                      f"boot-from-volume with no local disks.")
+        rate = self.region.options.migration_failure_rate
+        draw = self.region.rng.random() if rate > 0 else 1.0
+        if reason is None and draw < rate / 2:
+            reason = "Migration pre-check error: libvirt refused the migration"
+        if reason:
+            self._finish(migration, "error", reason)
+            return
+        migration.will_fail = draw < rate
+        self._claim(migration, target)
+        self._set_status(migration, "running")
+        if self._becomes_stuck(migration):
+            return
+        self._later(self.live_migration_duration_s(vm), self._live_done, migration)
+
+    def live_migration_duration_s(self, vm) -> float:
+        """Copy time of RAM (plus disk if local) at the link rate, stretched by dirtying."""
+        opts = self.region.options
+        bandwidth = opts.migration_bandwidth_mbps
+        copy_s = vm.flavor.ram_mb * 8.0 / bandwidth
+        dirty = vm.dirty_mbps if vm.running else 0.0
+        ratio = min(dirty / bandwidth, 0.9)
+        copy_s /= (1.0 - ratio)
+        if not vm.volume_backed:
+            copy_s += vm.flavor.disk_gb * 8192.0 / bandwidth
+        return self._jitter(opts.migration_base_s + copy_s)
+
+    def _live_done(self, migration):
+        vm = self.region.vms[migration.server_id]
+        source = self.region.hosts[vm.host]
+        target = self.region.hosts[migration.dest_host]
+        if migration.will_fail or not (source.reachable and target.reachable):
+            self.region.inactive_bindings.add((port_id(vm), target.name))
+            self._finish(migration, "failed", "Live migration failed: the connection to "
+                                              f"{target.name} was lost")
+            return
+        source.vms.remove(vm)
+        source.used_vcpus -= vm.flavor.vcpus
+        source.used_ram_mb -= vm.flavor.ram_mb
+        target.vms.append(vm)
+        migration.claimed = False
+        vm.host = target.name
+        self._finish(migration, "completed")
+
+    # --- target checks ------------------------------------------------------------------
+    def _target_rejection(self, vm, target) -> str | None:
+        """Why Nova's scheduler/Placement would refuse ``target`` now, or None."""
+        prefix = f"No valid host was found. Host {target.name}"
+        if self.region.service_is_down(target):
+            return f"{prefix}: ComputeFilter: compute service is down"
+        if target.disabled:
+            return f"{prefix}: ComputeFilter: compute service is disabled"
+        flavor = vm.flavor
+        if target.used_vcpus + flavor.vcpus > target.vcpu_capacity:
+            return f"{prefix}: Placement: not enough VCPU for {flavor.vcpus}"
+        if target.used_ram_mb + flavor.ram_mb > target.ram_capacity_mb:
+            return f"{prefix}: Placement: not enough MEMORY_MB for {flavor.ram_mb}"
+        if flavor.hugepage_size_kb:
+            if target.hugepage_size_kb != flavor.hugepage_size_kb:
+                return f"{prefix}: NUMATopologyFilter: no HugePages of the flavor's size"
+            pages = flavor.ram_mb * 1024 // target.hugepage_size_kb
+            if target.hugepages_used() + self._inbound_pages(target) + pages > \
+                    target.hugepages_total:
+                return f"{prefix}: NUMATopologyFilter: not enough free HugePages"
+        return self._group_rejection(vm, target, prefix)
+
+    def _inbound_pages(self, target):
+        pages = 0
+        for m in self.region.active_migrations.values():
+            if m.claimed and m.dest_host == target.name:
+                vm = self.region.vms[m.server_id]
+                if vm.flavor.hugepage_size_kb:
+                    pages += vm.flavor.ram_mb * 1024 // target.hugepage_size_kb
+        return pages
+
+    def _group_rejection(self, vm, target, prefix):
+        if not vm.server_group_id:
+            return None
+        group = self.region.server_groups[vm.server_group_id]
+        hosts = []
+        for member_id in group.members:
+            if member_id == vm.id:
+                continue
+            member = self.region.vms.get(member_id)
+            if member is not None:
+                hosts.append(member.host)
+        for m in self.region.active_migrations.values():
+            if m.claimed and m.server_id != vm.id and m.server_id in group.members:
+                hosts.append(m.dest_host)
+        if group.policy == ANTI_AFFINITY:
+            limit = int(group.rules.get("max_server_per_host", 1))
+            if hosts.count(target.name) >= limit:
+                return f"{prefix}: ServerGroupAntiAffinityFilter: group {group.id}"
+        elif group.policy == AFFINITY:
+            if any(h != target.name for h in hosts):
+                return f"{prefix}: ServerGroupAffinityFilter: group {group.id}"
+        return None
+
+    # --- migration record bookkeeping -----------------------------------------------------
+    def _new_migration(self, vm, kind, source, target):
+        region = self.region
+        migration = r.Migration(region.next_migration_id, vm.id, kind, source.name,
+                                target.name, region.now, vm.flavor)
+        region.next_migration_id += 1
+        region.migrations[migration.id] = migration
+        region.active_migrations[migration.id] = migration
+        return migration
+
+    def _claim(self, migration, target):
+        target.used_vcpus += migration.vcpus
+        target.used_ram_mb += migration.ram_mb
+        migration.claimed = True
+
+    def _becomes_stuck(self, migration) -> bool:
+        for rule in self.region.stuck_rules:
+            hosts, remaining = rule
+            if remaining <= 0:
+                continue
+            if hosts is None or migration.source_host in hosts or migration.dest_host in hosts:
+                rule[1] -= 1
+                migration.stuck = True
+                return True
+        return False
+
+    def _set_status(self, migration, status):
+        migration.status = status
+        migration.updated_at = self.region.now
+
+    def _finish(self, migration, status, error=None):
+        if migration.claimed:
+            target = self.region.hosts[migration.dest_host]
+            target.used_vcpus -= migration.vcpus
+            target.used_ram_mb -= migration.ram_mb
+            migration.claimed = False
+        migration.error = error
+        self._set_status(migration, status)
+        self.region.active_migrations.pop(migration.id, None)
+        vm = self.region.vms.get(migration.server_id)
+        if vm is not None:
+            vm.task_state = None
+
+    def _jitter(self, mean_s) -> float:
+        return mean_s * math.exp(self.region.rng.gauss(0.0, 0.2) - 0.02)
+
+    def _later(self, delay_s, callback, *args):
+        self.region.clock.call_later(delay_s, callback, *args)
+
+    # --- services and servers ----------------------------------------------------------------
+    def force_down(self, host_name: str, forced_down: bool = True) -> r.Host:
+        """Set the service's forced_down flag (Nova microversion >= 2.53)."""
+        self.check_api()
+        host = self._host(host_name)
+        host.forced_down = bool(forced_down)
+        return host
+
+    def disable(self, host_name: str, reason: str) -> r.Host:
+        """Disable the host's compute service with ``reason``."""
+        self.check_api()
+        host = self._host(host_name)
+        host.disabled = True
+        host.disabled_reason = reason
+        return host
+
+    def enable(self, host_name: str) -> r.Host:
+        """Enable the host's compute service (clears the reason)."""
+        self.check_api()
+        host = self._host(host_name)
+        host.disabled = False
+        host.disabled_reason = None
+        return host
+
+    def stop_server(self, server_id: str) -> None:
+        """Accept a stop; only a host whose nova-compute gets the cast carries it out."""
+        self.check_api()
+        vm = self._vm(server_id)
+        if vm.status == r.SHUTOFF:
+            raise CloudError(409, f"Cannot 'stop' instance {vm.id} while it is in vm_state "
+                                  f"stopped", "vm_state")
+        if vm.task_state is not None:
+            raise CloudError(409, f"Cannot 'stop' instance {vm.id} while it is in "
+                                  f"task_state {vm.task_state}", "task_state")
+        vm.task_state = "powering-off"
+        self._later(self.region.options.stop_delay_s, self._stopped, vm)
+
+    def _stopped(self, vm):
+        host = self.region.hosts[vm.host]
+        if host.compute_reporting:
+            vm.status = r.SHUTOFF
+            vm.running = False
+            vm.task_state = None
+        # Otherwise the cast is lost and the server stays in powering-off, as in Nova.
+
+    def delete_port_binding(self, port: str, host: str) -> None:
+        """Delete an inactive port binding (Neutron answers 404 if there is none)."""
+        self.check_api()
+        if (port, host) not in self.region.inactive_bindings:
+            raise NotFoundInCloud(f"Binding for port {port} on host {host} could not be "
+                                  f"found.")
+        self.region.inactive_bindings.discard((port, host))
+
+    def delete_volume_attachment(self, attachment_id: str) -> None:
+        """Delete a stale attachment (Cinder answers 404 if unknown)."""
+        self.check_api()
+        if self.region.stale_attachments.pop(attachment_id, None) is None:
+            raise NotFoundInCloud(f"Volume attachment {attachment_id} could not be found.")

@@ -1,0 +1,163 @@
+"""Scripted faults of the simulated region, each a function that fires at a set time.
+
+Every fault takes resolved parameters (host names, ``duration_s`` where the fault heals
+by itself) and records itself in ``region.faults_fired``. ``FAULTS`` maps a scenario's
+``fault`` name to (function, parameters it accepts, whether it needs hosts).
+"""
+
+from __future__ import annotations
+
+from keyvrm.simulator import power
+from keyvrm.simulator import region as r
+
+
+def _hosts(region, params):
+    return [region.hosts[name] for name in params.get("hosts", ())]
+
+
+def _heal_later(region, params, callback, *args):
+    duration = params.get("duration_s")
+    if duration is not None:
+        region.clock.call_later(duration, callback, *args)
+
+
+def host_dies(region: r.Region, params: dict) -> None:
+    """Power lost: VMs stop, heartbeat and service reports stop; BMC off or unreachable."""
+    bmc = params.get("bmc", "off")
+    for host in _hosts(region, params):
+        power.power_down(region, host)
+        host.bmc_mode = r.BMC_UNREACHABLE if bmc == "unreachable" else r.BMC_OK
+    region.record_fault("host_dies", params["hosts"])
+
+
+def host_recovers(region: r.Region, params: dict) -> None:
+    """Power and network back: the host boots, nova-compute reports again."""
+    for host in _hosts(region, params):
+        host.bmc_mode = r.BMC_OK
+        region.set_host_condition(host, partitioned=False)
+        if not host.powered:
+            power.power_up(region, host)
+        else:
+            region.set_host_condition(host, compute_running=True)
+    region.record_fault("host_recovers", params["hosts"])
+
+
+def network_partition(region: r.Region, params: dict) -> None:
+    """Hosts cut from the management network: VMs keep running, heartbeat and service
+    reports and metrics stop arriving, the BMC network still answers."""
+    hosts = _hosts(region, params)
+    for host in hosts:
+        region.set_host_condition(host, partitioned=True)
+    region.record_fault("network_partition", params["hosts"])
+    _heal_later(region, params, _heal_partition, region, hosts)
+
+
+def _heal_partition(region, hosts):
+    for host in hosts:
+        region.set_host_condition(host, partitioned=False)
+    region.record_fault("network_partition_healed", [h.name for h in hosts])
+
+
+def compute_stops(region: r.Region, params: dict) -> None:
+    """nova-compute stops on live hosts (the heartbeat agent keeps writing)."""
+    hosts = _hosts(region, params)
+    for host in hosts:
+        region.set_host_condition(host, compute_running=False)
+    region.record_fault("compute_stops", params["hosts"])
+    _heal_later(region, params, _restart_compute, region, hosts)
+
+
+def _restart_compute(region, hosts):
+    for host in hosts:
+        region.set_host_condition(host, compute_running=True)
+    region.record_fault("compute_restarts", [h.name for h in hosts])
+
+
+def interface_down(region: r.Region, params: dict) -> None:
+    """A named interface goes down on the hosts."""
+    name = params["interface"]
+    hosts = _hosts(region, params)
+    for host in hosts:
+        host.down_interfaces = tuple(sorted(set(host.down_interfaces) | {name}))
+    region.record_fault("interface_down", params["hosts"])
+    _heal_later(region, params, _interface_up, region, hosts, name)
+
+
+def _interface_up(region, hosts, name):
+    for host in hosts:
+        host.down_interfaces = tuple(i for i in host.down_interfaces if i != name)
+    region.record_fault("interface_up", [h.name for h in hosts])
+
+
+def bmc_fault(region: r.Region, params: dict) -> None:
+    """The hosts' BMCs refuse requests or time out."""
+    mode = params.get("mode", r.BMC_REFUSE)
+    hosts = _hosts(region, params)
+    for host in hosts:
+        host.bmc_mode = mode
+    region.record_fault(f"bmc_{mode}", params["hosts"])
+    _heal_later(region, params, _bmc_ok, region, hosts)
+
+
+def _bmc_ok(region, hosts):
+    for host in hosts:
+        if host.bmc_mode in (r.BMC_REFUSE, r.BMC_TIMEOUT):
+            host.bmc_mode = r.BMC_OK
+
+
+def nova_api_503(region: r.Region, params: dict) -> None:
+    """Nova's API answers 503 for ``duration_s``."""
+    region.nova_unavailable_until = region.now + params.get("duration_s", 60.0)
+    region.record_fault("nova_api_503")
+
+
+def metrics_outage(region: r.Region, params: dict) -> None:
+    """The TSDB does not answer for ``duration_s``."""
+    region.metrics_unavailable_until = region.now + params.get("duration_s", 60.0)
+    region.record_fault("metrics_outage")
+
+
+def heartbeat_outage(region: r.Region, params: dict) -> None:
+    """The heartbeat store does not answer for ``duration_s``."""
+    region.heartbeat_unavailable_until = region.now + params.get("duration_s", 60.0)
+    region.record_fault("heartbeat_outage")
+
+
+def migration_stuck(region: r.Region, params: dict) -> None:
+    """The next ``count`` migrations (touching ``hosts`` if given) never finish."""
+    hosts = frozenset(params["hosts"]) if params.get("hosts") else None
+    region.stuck_rules.append([hosts, int(params.get("count", 1))])
+    region.record_fault("migration_stuck", params.get("hosts", ()))
+
+
+def overload(region: r.Region, params: dict) -> None:
+    """The VMs now on the hosts ramp their CPU (and network) demand up over ``ramp_s``."""
+    for host in _hosts(region, params):
+        for vm in host.vms:
+            vm.ramp_start_s = region.now
+            vm.ramp_s = float(params.get("ramp_s", 600.0))
+            vm.ramp_cpu = float(params.get("cpu_factor", 2.5))
+            vm.ramp_net = float(params.get("net_factor", 1.0))
+    region.record_fault("overload", params["hosts"])
+
+
+# name -> (function, accepted parameters besides host selectors, needs hosts)
+FAULTS = {
+    "host_dies": (host_dies, ("bmc",), True),
+    "host_recovers": (host_recovers, (), True),
+    "network_partition": (network_partition, ("duration_s",), True),
+    "compute_stops": (compute_stops, ("duration_s",), True),
+    "interface_down": (interface_down, ("interface", "duration_s"), True),
+    "bmc_fault": (bmc_fault, ("mode", "duration_s"), True),
+    "nova_api_503": (nova_api_503, ("duration_s",), False),
+    "metrics_outage": (metrics_outage, ("duration_s",), False),
+    "heartbeat_outage": (heartbeat_outage, ("duration_s",), False),
+    "migration_stuck": (migration_stuck, ("count",), False),
+    "overload": (overload, ("cpu_factor", "net_factor", "ramp_s"), True),
+}
+
+
+def schedule(region: r.Region, at_s: float, kind: str, params: dict):
+    """Fire fault ``kind`` with ``params`` ``at_s`` seconds after the region's start."""
+    function = FAULTS[kind][0]
+    return region.clock.call_at(region.clock.start_s + at_s, function, region, params)

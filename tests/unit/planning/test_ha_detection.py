@@ -1,0 +1,98 @@
+"""HA detection: the decision matrix, the mass-failure guard and fencer checks."""
+
+import pytest
+
+from keyvrm.model import snapshot as m
+from keyvrm.model.settings import AppConfig
+from keyvrm.planning import ha
+from keyvrm.planning import reasons
+from tests.unit.planning import builders as b
+
+STALE_S = 30.0
+
+
+def _detect(hosts, app=None, failed_sources=(), **kwargs):
+    snap = b.snapshot(hosts, failed_sources=failed_sources)
+    return ha.detect_failures(snap, app or AppConfig(), b.AGG, heartbeat_stale_after_s=STALE_S,
+                              now_s=b.NOW_S, **kwargs)
+
+
+def _healthy(n):
+    return [b.host("ok%d" % i) for i in range(n)]
+
+
+@pytest.mark.parametrize("state,age,down,verdict", [
+    (m.SERVICE_DOWN, 120.0, (), ha.FAILED),
+    (m.SERVICE_UP, 5.0, ("bond0",), ha.UNSAFE),
+    (m.SERVICE_DOWN, 5.0, (), "host_alive_service_down"),
+    (m.SERVICE_UP, 120.0, (), "heartbeat_path_broken"),
+    (m.SERVICE_UP, 5.0, ("eth9",), ha.HEALTHY),
+    (m.SERVICE_DOWN, None, (), "insufficient_evidence"),
+])
+def test_decision_matrix(state, age, down, verdict):
+    bad = b.host("bad", state=state, heartbeat_age_s=age, down_interfaces=down)
+    app = AppConfig(ha_fence_interfaces=("bond0",))
+    result = _detect([bad] + _healthy(4), app)
+    assert result.verdicts[0].verdict == verdict
+    assert (result.to_fence == ("bad",)) is (verdict in ha.CONDEMNED_VERDICTS)
+
+
+def test_missing_heartbeat_source_never_alone_condemns():
+    bad = b.host("bad", state=m.SERVICE_DOWN, heartbeat_age_s=120.0)
+    result = _detect([bad] + _healthy(4), failed_sources=(m.SOURCE_HEARTBEAT,))
+    assert result.to_fence == ()
+    assert reasons.INSUFFICIENT_EVIDENCE in [r.code for r in result.reasons]
+
+
+def test_missing_nova_source_with_stale_heartbeat_is_insufficient_evidence():
+    bad = b.host("bad", heartbeat_age_s=120.0)
+    result = _detect([bad] + _healthy(4), failed_sources=(m.SOURCE_NOVA,))
+    assert result.to_fence == ()
+    assert result.verdicts[0].verdict == "insufficient_evidence"
+
+
+def test_missing_metrics_source_does_not_mark_interfaces_down():
+    bad = b.host("bad", down_interfaces=("bond0",))
+    result = _detect([bad] + _healthy(4), AppConfig(ha_fence_interfaces=("bond0",)),
+                     failed_sources=(m.SOURCE_METRICS,))
+    assert result.to_fence == ()
+
+
+def test_mass_failure_guard_fences_nothing():
+    dead = [b.host("d%d" % i, state=m.SERVICE_DOWN, heartbeat_age_s=999) for i in range(3)]
+    result = _detect(dead + _healthy(2))
+    assert result.to_fence == ()
+    assert result.is_error
+    assert reasons.MASS_FAILURE_GUARD in [r.code for r in result.reasons]
+
+
+def test_mass_failure_guard_share_is_a_parameter():
+    dead = [b.host("d%d" % i, state=m.SERVICE_DOWN, heartbeat_age_s=999) for i in range(3)]
+    result = _detect(dead + _healthy(2), max_condemned_share=0.7)
+    assert result.to_fence == ("d0", "d1", "d2")
+
+
+def test_no_fencer_enabled_is_an_error_without_fencing():
+    bad = b.host("bad", state=m.SERVICE_DOWN, heartbeat_age_s=120.0)
+    result = _detect([bad] + _healthy(3), AppConfig(ha_fence_nova=False))
+    assert result.to_fence == ()
+    assert [r.code for r in result.reasons] == [reasons.NO_FENCER]
+    assert result.is_error
+
+
+def test_ceph_fencing_without_host_address_is_impossible():
+    bad = b.host("bad", state=m.SERVICE_DOWN, heartbeat_age_s=120.0, host_ip=None)
+    result = _detect([bad] + _healthy(3), AppConfig(ha_fence_ceph=True))
+    assert result.to_fence == ()
+    assert [r.code for r in result.reasons] == [reasons.FENCING_IMPOSSIBLE]
+
+
+def test_busy_condemned_host_is_not_fenced():
+    bad = b.host("bad", state=m.SERVICE_DOWN, heartbeat_age_s=120.0)
+    result = _detect([bad] + _healthy(3), busy=m.BusySet(hosts=frozenset({"bad"})))
+    assert result.to_fence == ()
+
+
+def test_healthy_aggregate_says_no_failure():
+    result = _detect(_healthy(3))
+    assert [r.code for r in result.reasons] == [reasons.NO_FAILURE]

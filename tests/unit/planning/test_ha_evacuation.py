@@ -1,0 +1,137 @@
+"""HA evacuation plans: order, exclusions, capacity, server groups, busy hosts, round 2."""
+
+from keyvrm.model import snapshot as m
+from keyvrm.model.settings import AppConfig
+from keyvrm.planning import ha
+from keyvrm.planning import plan as plan_mod
+from keyvrm.planning import reasons
+from keyvrm.scheduling import capacity
+from tests.unit.planning import builders as b
+
+DEAD = "dead"
+
+
+def _plan(hosts, vms, groups=(), app=None, busy=m.BusySet(), **kwargs):
+    snap = b.snapshot(hosts, vms, groups)
+    return ha.plan_evacuation(snap, app or AppConfig(), b.agg_config(), busy, [DEAD], **kwargs)
+
+
+def _dead():
+    return b.host(DEAD, state=m.SERVICE_DOWN, heartbeat_age_s=999)
+
+
+def _codes(plan):
+    return [r.code for r in plan.reasons]
+
+
+def test_evacuation_order_uses_evacuate_order_then_alternates_cpu_and_ram():
+    vms = [b.vm("cpu8", DEAD, 8, 1024), b.vm("cpu4", DEAD, 4, 2048),
+           b.vm("ram32", DEAD, 1, 32768), b.vm("ram16", DEAD, 2, 16384),
+           b.vm("first", DEAD, 1, 512, evacuate_order=1),
+           b.vm("zeroth", DEAD, 1, 512, evacuate_order=0)]
+    ordered = [vm.id for vm in ha.evacuation_order(vms)]
+    assert ordered == ["zeroth", "first", "cpu8", "ram32", "cpu4", "ram16"]
+
+
+def test_all_vms_placed_with_targets_and_round_one():
+    vms = [b.vm("v%d" % i, DEAD) for i in range(4)]
+    plan = _plan([_dead(), b.host("h1"), b.host("h2")], vms)
+    assert sorted(mv.vm_id for mv in plan.moves) == ["v0", "v1", "v2", "v3"]
+    assert {mv.action for mv in plan.moves} == {plan_mod.EVACUATE}
+    assert {mv.ha_round for mv in plan.moves} == {1}
+    assert {mv.source for mv in plan.moves} == {DEAD}
+    assert {mv.target for mv in plan.moves} == {"h1", "h2"}
+
+
+def test_no_evac_vm_is_skipped_with_reason():
+    plan = _plan([_dead(), b.host("h1")], [b.vm("keep", DEAD, no_evac=True)])
+    assert plan.moves == ()
+    assert _codes(plan) == [reasons.EXCLUDED_BY_METADATA]
+    assert "ha_no_evacuate" in plan.reasons[0].message
+
+
+def test_local_disk_vm_needs_allow_rebuild():
+    local = b.vm("local", DEAD, volume_backed=False)
+    plan = _plan([_dead(), b.host("h1")], [local])
+    assert _codes(plan) == [reasons.LOCAL_DISK]
+    plan = _plan([_dead(), b.host("h1")], [local], allow_rebuild=True)
+    assert plan.target_of("local") == "h1"
+
+
+def test_each_placement_counts_before_the_next():
+    vms = [b.vm("a", DEAD, ram_mb=6000), b.vm("b", DEAD, ram_mb=6000)]
+    plan = _plan([_dead(), b.host("h1", ram_mb=8192)], vms)
+    assert len(plan.moves) == 1
+    assert _codes(plan) == [capacity.RAM_DEPLETED]
+    assert "aggregate RAM depleted" in plan.reasons[0].message
+
+
+def test_cpu_depletion_has_its_own_code():
+    plan = _plan([_dead(), b.host("h1", vcpus=2)], [b.vm("a", DEAD, vcpus=4)])
+    assert _codes(plan) == [capacity.CPU_DEPLETED]
+
+
+def test_no_online_hypervisor():
+    plan = _plan([_dead(), b.host("h1", state=m.SERVICE_DOWN)], [b.vm("a", DEAD)])
+    assert _codes(plan) == [capacity.NO_ONLINE_HYPERVISOR]
+
+
+def test_busy_host_is_never_a_target():
+    busy = m.BusySet(hosts=frozenset({"h1"}))
+    plan = _plan([_dead(), b.host("h1", ram_mb=10 ** 6), b.host("h2")], [b.vm("a", DEAD)],
+                 busy=busy)
+    assert plan.target_of("a") == "h2"
+
+
+def test_busy_vm_is_not_planned():
+    plan = _plan([_dead(), b.host("h1")], [b.vm("a", DEAD)],
+                 busy=m.BusySet(vms=frozenset({"a"})))
+    assert plan.moves == () and _codes(plan) == [reasons.BUSY]
+
+
+def test_anti_affinity_spreads_and_reports_rejections_per_filter():
+    group = m.ServerGroup("g", "web", m.ANTI_AFFINITY, members=("a", "b", "c"))
+    vms = [b.vm(x, DEAD, server_group_id="g") for x in ("a", "b", "c")]
+    plan = _plan([_dead(), b.host("h1"), b.host("h2"), b.host("h3", vcpus=1)], vms, [group])
+    assert len({mv.target for mv in plan.moves}) == 2
+    [why] = plan.reasons
+    assert why.code == reasons.NO_TARGET
+    assert "2 hosts rejected by ServerGroupAntiAffinityFilter" in why.message
+    assert "1 host rejected by cpu_depleted" in why.message
+
+
+def test_affinity_group_follows_first_placed_member():
+    group = m.ServerGroup("g", "db", m.AFFINITY, members=("a", "b"))
+    vms = [b.vm("a", DEAD, server_group_id="g"), b.vm("b", DEAD, server_group_id="g")]
+    plan = _plan([_dead(), b.host("h1"), b.host("h2")], vms, [group])
+    assert len({mv.target for mv in plan.moves}) == 1
+
+
+def test_empty_filter_list_means_no_filtering_and_is_reported():
+    group = m.ServerGroup("g", "web", m.ANTI_AFFINITY, members=("a", "b"))
+    vms = [b.vm(x, DEAD, server_group_id="g") for x in ("a", "b")]
+    plan = _plan([_dead(), b.host("h1")], vms, [group], app=AppConfig(nova_filters=()))
+    assert len(plan.moves) == 2
+    assert _codes(plan) == [reasons.NO_FILTERS]
+
+
+def test_round_two_replans_only_given_vms_with_fresh_targets():
+    vms = [b.vm("a", DEAD), b.vm("b", DEAD)]
+    snap = b.snapshot([_dead(), b.host("h1"), b.host("h2")], vms)
+    plan = ha.replan_evacuation(snap, AppConfig(), b.agg_config(), m.BusySet(), [DEAD],
+                                {"a": (DEAD, "h1")})
+    assert [(mv.vm_id, mv.target, mv.ha_round) for mv in plan.moves] == [("a", "h2", 2)]
+
+
+def test_round_two_reports_vm_not_on_expected_host():
+    snap = b.snapshot([_dead(), b.host("h1")], [b.vm("a", "h1")])
+    plan = ha.replan_evacuation(snap, AppConfig(), b.agg_config(), m.BusySet(), [DEAD],
+                                {"a": (DEAD, "h9")})
+    assert plan.moves == ()
+    assert _codes(plan) == [capacity.VM_NOT_ON_EXPECTED_HOST]
+
+
+def test_plan_is_deterministic():
+    vms = [b.vm("v%d" % i, DEAD, vcpus=1 + i % 3, ram_mb=1024 * (1 + i % 5)) for i in range(9)]
+    hosts = [_dead()] + [b.host("h%d" % i, ram_mb=16384) for i in range(3)]
+    assert _plan(hosts, vms) == _plan(hosts, vms)

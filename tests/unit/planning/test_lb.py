@@ -1,0 +1,132 @@
+"""LB plans: period, HugePages mix, overload relief, target limit, ping-pong, reasons."""
+
+import pytest
+
+from keyvrm.model import snapshot as m
+from keyvrm.model.settings import AppConfig
+from keyvrm.planning import lb
+from keyvrm.planning import plan as plan_mod
+from keyvrm.planning import reasons
+from tests.unit.planning import builders as b
+
+WEIGHTS = {"cpu": 1.0, "ram": 1.0, "net": 0.0, "hugepages": 0.0}
+
+
+def _measured(vm_id, host, cores, ram_mb, **kwargs):
+    return b.vm(vm_id, host, vcpus=int(cores), ram_mb=ram_mb,
+                metrics=m.VMMetrics(cpu_cores=cores, ram_mb=ram_mb), **kwargs)
+
+
+def _hot_region(extra_vm_kwargs=None):
+    """hot at 90% cpu/ram with four 8-core/16 GB VMs; two cool hosts at 20%."""
+    extra = extra_vm_kwargs or {}
+    hosts = [b.host("hot", vcpus=40, ram_mb=81920, cpu_pct=90.0, ram_pct=90.0,
+                    used_vcpus=36, used_ram_mb=73728),
+             b.host("cool1", vcpus=40, ram_mb=81920, cpu_pct=20.0, ram_pct=20.0),
+             b.host("cool2", vcpus=40, ram_mb=81920, cpu_pct=30.0, ram_pct=30.0)]
+    vms = [_measured("v%d" % i, "hot", 9, 18432, **extra.get(i, {})) for i in range(4)]
+    return hosts, vms
+
+
+def _plan(hosts, vms, groups=(), app=None, busy=m.BusySet(), **kwargs):
+    snap = b.snapshot(hosts, vms, groups)
+    return lb.plan_balancing(snap, app or AppConfig(), b.agg_config(lb_weights=WEIGHTS),
+                             busy, **kwargs)
+
+
+def test_lb_timing_waits_for_both_last_event_and_last_recommendation():
+    assert lb.lb_timing(None, None, 100.0, 600).due
+    assert lb.lb_timing(1000.0, 0.0, 1700.0, 600).due
+    early = lb.lb_timing(1000.0, 1500.0, 1700.0, 600)
+    assert not early.due and early.wait_s == pytest.approx(400.0)
+    assert reasons.lb_too_early(b.AGG, early.wait_s).code == reasons.LB_TOO_EARLY
+
+
+def test_mixed_hugepages_is_an_error():
+    huge = b.vm("h", "hot", fl=b.flavor(**{"hw:mem_page_size": "large"}))
+    hosts, vms = _hot_region()
+    plan = _plan(hosts, vms + [huge])
+    assert plan.moves == () and plan.is_error
+    assert [r.code for r in plan.reasons] == [reasons.MIXED_HUGEPAGES]
+
+
+def test_no_overload_says_so():
+    plan = _plan([b.host("a", cpu_pct=50.0, ram_pct=50.0)], [])
+    assert [r.code for r in plan.reasons] == [reasons.NO_OVERLOAD]
+
+
+def test_no_metrics_anywhere():
+    plan = _plan([b.host("a"), b.host("b")], [])
+    assert [r.code for r in plan.reasons] == [reasons.NO_METRICS]
+
+
+def test_overloaded_host_is_relieved_and_target_stays_under_limit():
+    hosts, vms = _hot_region()
+    plan = _plan(hosts, vms)
+    assert plan.moves
+    for move in plan.moves:
+        assert move.action == plan_mod.LIVE_MIGRATE and move.source == "hot"
+        assert move.load.target.syn_score_after_pct <= 70.0
+        assert move.load.source.syn_score_after_pct < move.load.source.syn_score_before_pct
+    assert plan.moves[-1].load.source.syn_score_after_pct <= 80.0
+    first = plan.moves[0]
+    assert first.target == "cool1"
+    assert first.load.source.cpu_before_pct == 90.0
+    assert first.load.source.cpu_after_pct == pytest.approx(90.0 - 22.5)
+    assert first.load.target.ram_after_pct == pytest.approx(20.0 + 22.5)
+
+
+def test_no_migr_busy_and_cooled_vms_stay():
+    hosts, vms = _hot_region({0: {"no_migr": True}})
+    plan = _plan(hosts, vms, busy=m.BusySet(vms=frozenset({"v1"})),
+                 recent_moves={"v2": 950.0}, now_s=1000.0, cooldown_s=600.0)
+    moved = {mv.vm_id for mv in plan.moves}
+    assert moved <= {"v3"}
+    codes = {r.code for r in plan.reasons}
+    assert {reasons.EXCLUDED_BY_METADATA, reasons.BUSY, reasons.COOLDOWN} <= codes
+
+
+def test_cooldown_expires():
+    hosts, vms = _hot_region()
+    plan = _plan(hosts, vms, recent_moves={"v0": 0.0, "v1": 0.0, "v2": 0.0, "v3": 0.0},
+                 now_s=1000.0, cooldown_s=600.0)
+    assert plan.moves
+
+
+def test_busy_host_is_neither_source_nor_target():
+    hosts, vms = _hot_region()
+    plan = _plan(hosts, vms, busy=m.BusySet(hosts=frozenset({"cool1"})))
+    assert {mv.target for mv in plan.moves} == {"cool2"}
+    plan = _plan(hosts, vms, busy=m.BusySet(hosts=frozenset({"hot"})))
+    assert plan.moves == ()
+
+
+def test_no_target_reports_rejections_per_check():
+    hosts, vms = _hot_region()
+    hosts = [hosts[0], b.host("cool1", cpu_pct=65.0, ram_pct=65.0, vcpus=40, ram_mb=81920)]
+    plan = _plan(hosts, vms)
+    assert plan.moves == ()
+    [why] = [r for r in plan.reasons if r.code == reasons.NO_TARGET]
+    assert "rejected by lb_target_max_load" in why.message
+
+
+def test_minimum_improvement_prevents_ping_pong():
+    hosts = [b.host("a", cpu_pct=81.0, ram_pct=81.0), b.host("b", cpu_pct=60.0, ram_pct=60.0)]
+    vms = [_measured("v", "a", 3.2, 13107)]
+    plan = _plan(hosts, vms, min_improvement_pct=50.0)
+    assert plan.moves == ()
+    assert "min_improvement" in [r for r in plan.reasons
+                                 if r.code == reasons.NO_TARGET][0].message
+
+
+def test_anti_affinity_respected_by_lb():
+    group = m.ServerGroup("g", "web", m.ANTI_AFFINITY, members=("v0", "w"))
+    hosts, vms = _hot_region({0: {"server_group_id": "g"}})
+    vms = vms + [b.vm("w", "cool1", server_group_id="g")]
+    plan = _plan(hosts, vms, [group])
+    assert ("v0", "cool1") not in [(mv.vm_id, mv.target) for mv in plan.moves]
+
+
+def test_lb_plan_is_deterministic():
+    hosts, vms = _hot_region()
+    assert _plan(hosts, vms) == _plan(hosts, vms)

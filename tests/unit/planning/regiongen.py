@@ -1,0 +1,168 @@
+"""Seeded synthetic regions for property tests and the planning benchmark.
+
+``generate_region(RegionShape(...), seed)`` builds a RegionSnapshot: hosts grouped in
+aggregates (some of them HugePages aggregates whose VMs all use 2 MiB pages), 5-40 VMs
+per host from a flavor mix, RAM filled to 50-95%, anti-affinity groups spread over
+distinct hosts, and a share of hotspot hosts whose load is above the LB threshold. Host
+load equals the sum of its VMs' measured load, so LB arithmetic is consistent.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import random
+
+from keyvrm.model import snapshot as m
+
+FLAVORS = tuple(sorted((
+    m.Flavor("m1.tiny", 1, 2048), m.Flavor("m1.small", 2, 4096),
+    m.Flavor("m1.medium", 4, 8192), m.Flavor("r1.medium", 2, 16384),
+    m.Flavor("m1.large", 8, 16384), m.Flavor("r1.large", 4, 32768),
+    m.Flavor("m1.xlarge", 16, 32768), m.Flavor("r1.xlarge", 8, 65536),
+), key=lambda f: (f.ram_mb, f.vcpus)))
+HUGE_SPECS = {"hw:mem_page_size": "2MB"}
+PAGE_KB = 2048
+HOST_SHAPES = ((48, 262144), (64, 393216), (96, 524288))
+
+
+@dataclasses.dataclass(frozen=True)
+class RegionShape:
+    """Knobs of a generated region."""
+
+    hosts: int
+    aggregate_size: int = 200
+    vms_per_host: tuple = (5, 40)
+    fill: tuple = (0.50, 0.95)
+    hotspot_share: tuple = (0.01, 0.20)
+    hugepage_aggregate_share: float = 0.1
+    anti_affinity_share: float = 0.05
+    no_evac_share: float = 0.03
+    no_migr_share: float = 0.03
+    local_disk_share: float = 0.1
+    cpu_ratio: float = 4.0
+    reserved_ram_mb: int = 4096
+
+
+def _pick_flavor(rng, wanted_ram_mb, huge):
+    rams = [f.ram_mb for f in FLAVORS]
+    i = min(len(FLAVORS) - 1, bisect.bisect_left(rams, wanted_ram_mb))
+    i = max(0, min(len(FLAVORS) - 1, i + rng.choice((-1, 0, 0, 1))))
+    flavor = FLAVORS[i]
+    if huge:
+        return m.Flavor(flavor.name + ".huge", flavor.vcpus, flavor.ram_mb,
+                        extra_specs=HUGE_SPECS)
+    return flavor
+
+
+def _host_vms(rng, shape, vcpus, ram_mb, huge, hot, counter):
+    count = rng.randint(*shape.vms_per_host)
+    low, high = shape.fill
+    fill = rng.uniform(max(low, high - 0.1), high) if hot else rng.uniform(low, high)
+    budget = (ram_mb - shape.reserved_ram_mb) * fill
+    cpu_budget = vcpus * shape.cpu_ratio
+    vms, used_ram, used_cpu = [], 0, 0
+    for _ in range(count):
+        flavor = _pick_flavor(rng, budget / count, huge)
+        if used_ram + flavor.ram_mb > budget or used_cpu + flavor.vcpus > cpu_budget:
+            continue
+        used_ram += flavor.ram_mb
+        used_cpu += flavor.vcpus
+        counter[0] += 1
+        local = rng.random() < shape.local_disk_share
+        vms.append(dict(id="vm-%07d" % counter[0], flavor=flavor, local=local))
+    return vms, used_ram, used_cpu
+
+
+def generate_region(shape: RegionShape, seed: int) -> m.RegionSnapshot:
+    """Build one region deterministically from ``shape`` and ``seed``."""
+    rng = random.Random(seed)
+    n_aggs = max(1, -(-shape.hosts // shape.aggregate_size))
+    hotspot_share = rng.uniform(*shape.hotspot_share)
+    hypervisors, all_vms, aggregates = [], [], []
+    groups = []
+    counter = [0]
+    for a in range(n_aggs):
+        agg_name = "agg-%03d" % a
+        huge = n_aggs > 1 and rng.random() < shape.hugepage_aggregate_share
+        members = []
+        first = a * shape.aggregate_size
+        for h in range(first, min(shape.hosts, first + shape.aggregate_size)):
+            name = "cmp-%05d" % h
+            vcpus, ram_mb = rng.choice(HOST_SHAPES)
+            hot = rng.random() < hotspot_share
+            specs, used_ram, used_cpu = _host_vms(rng, shape, vcpus, ram_mb, huge, hot, counter)
+            cpu_pct = rng.uniform(85, 99) if hot else rng.uniform(10, 60)
+            net_pct = rng.uniform(60, 90) if hot else rng.uniform(5, 50)
+            busy_cores = cpu_pct / 100.0 * vcpus
+            vms = []
+            total_vcpus = sum(s["flavor"].vcpus for s in specs) or 1
+            net_capacity = 25000.0
+            for s in specs:
+                flavor = s["flavor"]
+                part = flavor.vcpus / total_vcpus
+                roll = rng.random()
+                vms.append(m.VM(
+                    id=s["id"], name=s["id"], host=name, project_id="p%d" % rng.randint(1, 20),
+                    flavor=flavor, volume_backed=not s["local"],
+                    no_evac=roll < shape.no_evac_share,
+                    no_migr=shape.no_evac_share <= roll < shape.no_evac_share
+                    + shape.no_migr_share,
+                    evacuate_order=rng.randint(0, 3) if rng.random() < 0.1 else None,
+                    metrics=m.VMMetrics(cpu_cores=busy_cores * part, ram_mb=flavor.ram_mb,
+                                        net_mbps=net_pct / 100.0 * net_capacity * part)))
+            ram_pct = 100.0 * used_ram / ram_mb
+            hp = ()
+            hp_pct = None
+            if huge:
+                total_pages = (ram_mb - shape.reserved_ram_mb) * 1024 // PAGE_KB
+                used_pages = used_ram * 1024 // PAGE_KB
+                hp = (m.HugePages(PAGE_KB, total_pages, total_pages - used_pages),)
+                hp_pct = 100.0 * used_pages / total_pages
+            hypervisors.append(m.Hypervisor(
+                name=name, availability_zone="az1", aggregates=(agg_name,),
+                service=m.ComputeService(host=name),
+                inventories={
+                    m.VCPU: m.Inventory(total=vcpus, allocation_ratio=shape.cpu_ratio,
+                                        used=used_cpu),
+                    m.MEMORY_MB: m.Inventory(total=ram_mb, reserved=shape.reserved_ram_mb,
+                                             used=used_ram)},
+                hugepages=hp, net_capacity_mbps=net_capacity, host_ip="10.%d.%d.%d" % (
+                    h // 65536, h // 256 % 256, h % 256),
+                metrics=m.HostMetrics(cpu_pct=cpu_pct, ram_pct=ram_pct, net_pct=net_pct,
+                                      hugepages_pct=hp_pct, interfaces_known=True),
+                heartbeat_at=1000.0))
+            members.append(name)
+            all_vms.append(vms)
+        aggregates.append(m.Aggregate(agg_name, a + 1, availability_zone="az1",
+                                      hosts=tuple(members)))
+    vms = _with_groups(rng, shape, all_vms, groups)
+    sources = {name: m.SourceStatus(name, True) for name in m.SOURCES}
+    return m.RegionSnapshot(region="bench", taken_at=1000.0, aggregates=tuple(aggregates),
+                            hypervisors=tuple(hypervisors), vms=tuple(vms),
+                            server_groups=tuple(groups), sources=sources)
+
+
+def _with_groups(rng, shape, vms_per_host, groups):
+    """Put ~anti_affinity_share of VMs in anti-affinity groups, one member per host."""
+    flat = []
+    per_host = [list(v) for v in vms_per_host]
+    n_groups = int(sum(len(v) for v in per_host) * shape.anti_affinity_share / 3)
+    for g in range(n_groups):
+        size = rng.randint(2, 5)
+        hosts = rng.sample(range(len(per_host)), min(size, len(per_host)))
+        gid = "sg-%06d" % g
+        members = []
+        for h in hosts:
+            free = [i for i, vm in enumerate(per_host[h]) if vm.server_group_id is None]
+            if not free:
+                continue
+            i = rng.choice(free)
+            per_host[h][i] = dataclasses.replace(per_host[h][i], server_group_id=gid)
+            members.append(per_host[h][i].id)
+        rules = {"max_server_per_host": 1}
+        groups.append(m.ServerGroup(gid, gid, m.ANTI_AFFINITY, members=tuple(members),
+                                    rules=rules))
+    for host_vms in per_host:
+        flat.extend(host_vms)
+    return flat

@@ -15,8 +15,11 @@ import sys
 
 import yaml
 
-from keyvrm.simulator import generator, inventory, report, scenario
+from keyvrm.simulator import generator
+from keyvrm.simulator import inventory
 from keyvrm.simulator import region as r
+from keyvrm.simulator import report
+from keyvrm.simulator import scenario
 
 
 def _duration(text):

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import math
 
-from keyvrm.drivers.errors import CloudError, NotFoundInCloud
-from keyvrm.model.snapshot import AFFINITY, ANTI_AFFINITY
+from keyvrm.drivers.errors import CloudError
+from keyvrm.drivers.errors import NotFoundInCloud
+from keyvrm.model.snapshot import AFFINITY
+from keyvrm.model.snapshot import ANTI_AFFINITY
 from keyvrm.simulator import region as r
 
 EVACUATION = "evacuation"

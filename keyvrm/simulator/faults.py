@@ -43,8 +43,10 @@ def host_recovers(region: r.Region, params: dict) -> None:
 
 
 def network_partition(region: r.Region, params: dict) -> None:
-    """Hosts cut from the management network: VMs keep running, heartbeat and service
-    reports and metrics stop arriving, the BMC network still answers."""
+    """Hosts cut from the management network; their BMC network still answers.
+
+    VMs keep running; heartbeats, service reports and metrics stop arriving.
+    """
     hosts = _hosts(region, params)
     for host in hosts:
         region.set_host_condition(host, partitioned=True)

@@ -14,7 +14,10 @@ import bisect
 import itertools
 import random
 
-from keyvrm.model.snapshot import AFFINITY, ANTI_AFFINITY, SOFT_AFFINITY, SOFT_ANTI_AFFINITY
+from keyvrm.model.snapshot import AFFINITY
+from keyvrm.model.snapshot import ANTI_AFFINITY
+from keyvrm.model.snapshot import SOFT_AFFINITY
+from keyvrm.model.snapshot import SOFT_ANTI_AFFINITY
 from keyvrm.simulator import region as r
 
 DEFAULT_HOST = {

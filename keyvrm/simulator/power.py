@@ -7,8 +7,11 @@ delay; ``refuse`` answers with an error; ``timeout`` and ``unreachable`` do not 
 
 from __future__ import annotations
 
-from keyvrm.drivers.errors import DriverUnavailable, FencingError, NotFoundInCloud
-from keyvrm.drivers.fencing.base import POWER_OFF, POWER_ON
+from keyvrm.drivers.errors import DriverUnavailable
+from keyvrm.drivers.errors import FencingError
+from keyvrm.drivers.errors import NotFoundInCloud
+from keyvrm.drivers.fencing.base import POWER_OFF
+from keyvrm.drivers.fencing.base import POWER_ON
 from keyvrm.simulator import region as r
 
 

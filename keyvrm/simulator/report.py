@@ -8,8 +8,11 @@ from keyvrm.simulator import region as r
 
 
 def summarize(region: r.Region) -> dict:
-    """Hosts by state, VMs by their host's state and by status, migrations by status,
-    compute services down/forced down/disabled, and the faults that fired."""
+    """The counts a run is judged by.
+
+    Hosts by state, VMs by their host's state and by status, migrations by status,
+    compute services up/down/forced down/disabled, and the faults that fired.
+    """
     hosts_by_state = collections.Counter()
     vms_by_host_state = collections.Counter()
     services = collections.Counter()

@@ -76,8 +76,11 @@ import jsonschema
 import yaml
 
 from keyvrm.exception import InvalidField
-from keyvrm.simulator import faults, generator, inventory, report
+from keyvrm.simulator import faults
+from keyvrm.simulator import generator
+from keyvrm.simulator import inventory
 from keyvrm.simulator import region as r
+from keyvrm.simulator import report
 
 _DURATION_RE = re.compile(r"^\s*(?:(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)\s*)+$")
 _UNIT_S = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
@@ -201,8 +204,8 @@ def parse_duration_s(value) -> float:
         return float(value)
     if not isinstance(value, str) or not _DURATION_RE.match(value):
         raise ValueError(f"{value!r} is not a duration (e.g. 90, '90s', '5m', '1h30m')")
-    return sum(float(n) * _UNIT_S[u] for n, u in re.findall(r"(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)",
-                                                             value))
+    parts = re.findall(r"(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)", value)
+    return sum(float(n) * _UNIT_S[u] for n, u in parts)
 
 
 def _path_text(path) -> str:
@@ -328,8 +331,7 @@ class Scenario:
 
 def _validate_schema(data, source, node):
     validator = jsonschema.Draft202012Validator(SCHEMA)
-    errors = sorted(validator.iter_errors(data), key=lambda e: (len(e.absolute_path),
-                                                                 list(map(str, e.path))))
+    errors = list(validator.iter_errors(data))
     if not errors:
         return
     error = jsonschema.exceptions.best_match(errors)

@@ -1,0 +1,74 @@
+"""Clock, heartbeats, compute-service liveness and host faults of the simulated region."""
+
+from keyvrm.drivers.fencing.base import POWER_OFF
+from keyvrm.simulator import clock
+from keyvrm.simulator import compute
+from keyvrm.simulator import faults
+from keyvrm.simulator import power
+from keyvrm.simulator import region as r
+from tests.unit.simulator.helpers import add_vm
+from tests.unit.simulator.helpers import small_region
+
+
+def test_clock_runs_callbacks_in_time_order_and_skips_cancelled():
+    sim = clock.SimClock(start_s=0)
+    seen = []
+    sim.call_later(5, seen.append, "b")
+    sim.call_later(1, seen.append, "a")
+    sim.call_later(3, seen.append, "x").cancel()
+    sim.run_until(4)
+    assert seen == ["a"] and sim.now == 4
+    sim.advance(10)
+    assert seen == ["a", "b"] and sim.now == 14
+
+
+def test_dead_host_heartbeat_stops_and_service_goes_down_after_service_down_time():
+    region = small_region()
+    host = region.hosts["cmp-1"]
+    region.clock.advance(100)
+    died_at = region.now
+    faults.host_dies(region, {"hosts": ["cmp-1"]})
+    last = region.last_heartbeat(host)
+    assert died_at - 10 <= last <= died_at
+    region.clock.advance(45)
+    assert region.last_heartbeat(host) == last
+    assert not region.service_is_down(host)  # within service_down_time
+    region.clock.advance(30)
+    assert region.service_is_down(host)
+    assert region.now - region.last_heartbeat(region.hosts["cmp-2"]) <= 10
+
+
+def test_partitioned_host_keeps_running_vms_and_its_bmc_answers_on():
+    region = small_region()
+    vm = add_vm(region, "vm-1", "cmp-1")
+    faults.network_partition(region, {"hosts": ["cmp-1"]})
+    region.clock.advance(120)
+    host = region.hosts["cmp-1"]
+    assert region.service_is_down(host) and vm.running
+    assert region.now - region.last_heartbeat(host) > 100
+    assert power.BMC(region).power_status("cmp-1") == "on"
+
+
+def test_bmc_power_off_stops_the_host_after_a_delay():
+    region = small_region()
+    vm = add_vm(region, "vm-1", "cmp-1")
+    bmc = power.BMC(region)
+    bmc.power_off("cmp-1")
+    assert bmc.power_status("cmp-1") == "on"
+    region.clock.advance(10)
+    assert bmc.power_status("cmp-1") == POWER_OFF and not vm.running
+
+
+def test_recovered_host_reports_again_and_drops_evacuated_allocations():
+    region = small_region()
+    add_vm(region, "vm-1", "cmp-1")
+    faults.host_dies(region, {"hosts": ["cmp-1"]})
+    region.clock.advance(120)
+    compute.Compute(region).evacuate("vm-1", "cmp-2")
+    region.clock.advance(300)
+    faults.host_recovers(region, {"hosts": ["cmp-1"]})
+    region.clock.advance(20)
+    host = region.hosts["cmp-1"]
+    assert not region.service_is_down(host)
+    assert region.now - region.last_heartbeat(host) <= 10
+    assert host.used_vcpus == 0 and region.host_state(host) == r.HOST_UP

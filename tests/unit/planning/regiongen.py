@@ -84,7 +84,7 @@ def generate_region(shape: RegionShape, seed: int) -> m.RegionSnapshot:
     counter = [0]
     for a in range(n_aggs):
         agg_name = "agg-%03d" % a
-        huge = n_aggs > 1 and rng.random() < shape.hugepage_aggregate_share
+        huge = rng.random() < shape.hugepage_aggregate_share
         members = []
         first = a * shape.aggregate_size
         for h in range(first, min(shape.hosts, first + shape.aggregate_size)):

@@ -1,0 +1,91 @@
+"""Benchmark of the simulated region: generation, driver reads, simulated time.
+
+Generation time and peak RSS (generation plus one full sim cloud driver read) at 1k and
+10k hypervisors, and the real time of one simulated hour of demo-small.
+
+Each measurement runs in a fresh subprocess so its peak RSS is its own. Prints one
+line per figure (medians of ``--repeat`` runs) and ends with one JSON line.
+Usage: python tests/benchmarks/bench_simulator.py [--repeat N]
+"""
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEMO = os.path.join(HERE, "..", "..", "etc", "keyvrm", "scenarios", "demo-small.yaml")
+
+
+def _measure_generation(hosts):
+    from keyvrm.drivers.cloud.sim import SimCloudDriver
+    from keyvrm.simulator import generator
+    start = time.perf_counter()
+    region = generator.generate({"hosts": hosts, "hosts_per_aggregate": 50,
+                                 "hugepages_aggregates": 2}, {"vms_per_host": 20})
+    generate_s = time.perf_counter() - start
+    cloud = SimCloudDriver(region)
+    start = time.perf_counter()
+    servers = cloud.list_servers()
+    cloud.list_hypervisors()
+    cloud.list_inventories()
+    cloud.list_compute_services()
+    read_s = time.perf_counter() - start
+    return {"hosts": hosts, "vms": len(servers), "generate_s": generate_s,
+            "driver_read_s": read_s,
+            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
+def _measure_demo():
+    from keyvrm.simulator import scenario
+    start = time.perf_counter()
+    _, summary = scenario.load(DEMO).run(3600)
+    return {"demo_hour_s": time.perf_counter() - start,
+            "expectations_met": not summary["expectations_failed"],
+            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
+def _child(what):
+    out = subprocess.run([sys.executable, __file__, "--child", what], check=True,
+                         capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def _median(runs, key):
+    return round(statistics.median(r[key] for r in runs), 3)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--child")
+    args = parser.parse_args()
+    if args.child:
+        result = _measure_demo() if args.child == "demo" else _measure_generation(
+            int(args.child))
+        print(json.dumps(result))
+        return
+    figures = {}
+    for hosts in (1000, 10000):
+        runs = [_child(str(hosts)) for _ in range(args.repeat)]
+        tag = f"{hosts // 1000}k"
+        figures[f"generate_{tag}_s"] = _median(runs, "generate_s")
+        figures[f"driver_read_{tag}_s"] = _median(runs, "driver_read_s")
+        figures[f"peak_rss_{tag}_mb"] = _median(runs, "peak_rss_mb")
+        figures[f"vms_{tag}"] = runs[0]["vms"]
+        print(f"{hosts} hypervisors, {runs[0]['vms']} VMs: generate "
+              f"{figures[f'generate_{tag}_s']} s, driver read "
+              f"{figures[f'driver_read_{tag}_s']} s, peak RSS {figures[f'peak_rss_{tag}_mb']} MB")
+    runs = [_child("demo") for _ in range(args.repeat)]
+    figures["demo_small_hour_s"] = _median(runs, "demo_hour_s")
+    figures["demo_small_expectations_met"] = all(r["expectations_met"] for r in runs)
+    print(f"demo-small, one simulated hour: {figures['demo_small_hour_s']} s real")
+    print(json.dumps({"benchmark": "simulator", **figures}, sort_keys=True))
+
+
+if __name__ == "__main__":
+    main()

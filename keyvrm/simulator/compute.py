@@ -47,13 +47,15 @@ class Compute:
             raise CloudError(503, "Service Unavailable: the server is currently unable to "
                                   "handle the request", "service_unavailable")
 
-    def _vm(self, server_id):
+    def find_server(self, server_id) -> r.VM:
+        """The server ``server_id``; Nova's 404 if there is none."""
         vm = self.region.vms.get(server_id)
         if vm is None:
             raise NotFoundInCloud(f"Instance {server_id} could not be found.")
         return vm
 
-    def _host(self, name):
+    def find_host(self, name) -> r.Host:
+        """The compute host ``name``; Nova's 404 if there is none."""
         host = self.region.hosts.get(name)
         if host is None:
             raise NotFoundInCloud(f"Compute host {name} could not be found.")
@@ -63,7 +65,7 @@ class Compute:
     def evacuate(self, server_id: str, target_host: str) -> r.Migration:
         """Accept an evacuation, refused unless the source compute service is down."""
         self.check_api()
-        vm = self._vm(server_id)
+        vm = self.find_server(server_id)
         if vm.task_state is not None:
             raise CloudError(409, f"Cannot 'evacuate' instance {vm.id} while it is in "
                                   f"task_state {vm.task_state}", "task_state")
@@ -74,7 +76,7 @@ class Compute:
         if not self.region.service_is_down(source):
             raise CloudError(400, f"Compute service of {source.name} is still in use.",
                              "service_in_use")
-        target = self._host(target_host)
+        target = self.find_host(target_host)
         if target is source:
             raise CloudError(400, "The target host can't be the same one.", "same_host")
         migration = self._new_migration(vm, EVACUATION, source, target)
@@ -137,7 +139,7 @@ class Compute:
         if block_migration not in ("auto", True, False):
             raise CloudError(400, f"Invalid input for field/attribute block_migration. "
                                   f"Value: {block_migration}.", "bad_request")
-        vm = self._vm(server_id)
+        vm = self.find_server(server_id)
         if vm.task_state is not None:
             raise CloudError(409, f"Cannot 'os-migrateLive' instance {vm.id} while it is "
                                   f"in task_state {vm.task_state}", "task_state")
@@ -148,7 +150,7 @@ class Compute:
         if self.region.service_is_down(source):
             raise CloudError(400, f"Compute service of {source.name} is unavailable at "
                                   f"this time.", "service_unavailable")
-        target = self._host(target_host)
+        target = self.find_host(target_host)
         if target is source:
             raise CloudError(400, "The target host can't be the same one.", "same_host")
         migration = self._new_migration(vm, LIVE_MIGRATION, source, target)
@@ -320,14 +322,14 @@ class Compute:
     def force_down(self, host_name: str, forced_down: bool = True) -> r.Host:
         """Set the service's forced_down flag (Nova microversion >= 2.53)."""
         self.check_api()
-        host = self._host(host_name)
+        host = self.find_host(host_name)
         host.forced_down = bool(forced_down)
         return host
 
     def disable(self, host_name: str, reason: str) -> r.Host:
         """Disable the host's compute service with ``reason``."""
         self.check_api()
-        host = self._host(host_name)
+        host = self.find_host(host_name)
         host.disabled = True
         host.disabled_reason = reason
         return host
@@ -335,7 +337,7 @@ class Compute:
     def enable(self, host_name: str) -> r.Host:
         """Enable the host's compute service (clears the reason)."""
         self.check_api()
-        host = self._host(host_name)
+        host = self.find_host(host_name)
         host.disabled = False
         host.disabled_reason = None
         return host
@@ -343,7 +345,7 @@ class Compute:
     def stop_server(self, server_id: str) -> None:
         """Accept a stop; only a host whose nova-compute gets the cast carries it out."""
         self.check_api()
-        vm = self._vm(server_id)
+        vm = self.find_server(server_id)
         if vm.status == r.SHUTOFF:
             raise CloudError(409, f"Cannot 'stop' instance {vm.id} while it is in vm_state "
                                   f"stopped", "vm_state")

@@ -122,7 +122,7 @@ class SimCloudDriver(base.CloudDriver):
 
     def list_port_bindings(self, server_id):
         self.compute.check_api()
-        vm = self.compute._vm(server_id)
+        vm = self.compute.find_server(server_id)
         port = compute.port_id(vm)
         bindings = [base.PortBinding(port, vm.host, "ACTIVE")]
         bindings += [base.PortBinding(p, h, "INACTIVE")
@@ -131,7 +131,7 @@ class SimCloudDriver(base.CloudDriver):
 
     def list_volume_attachments(self, server_id):
         self.compute.check_api()
-        vm = self.compute._vm(server_id)
+        vm = self.compute.find_server(server_id)
         if not vm.volume_backed:
             return []
         vol = compute.volume_id(vm)

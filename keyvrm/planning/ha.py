@@ -34,9 +34,11 @@ import dataclasses
 from typing import Optional
 
 from keyvrm.model import snapshot as m
-from keyvrm.planning import reasons
 from keyvrm.planning.context import build_context
-from keyvrm.planning.plan import EVACUATE, Plan, PlannedMove
+from keyvrm.planning.plan import EVACUATE
+from keyvrm.planning.plan import Plan
+from keyvrm.planning.plan import PlannedMove
+from keyvrm.planning import reasons
 from keyvrm.scheduling import capacity
 
 FAILED = "failed"
@@ -163,8 +165,11 @@ def detect_failures(snapshot, app_config, aggregate: str, *, heartbeat_stale_aft
 
 
 def evacuation_order(vms) -> list:
-    """Order VMs for evacuation: ``evacuate_order`` ascending first (ties by id); then the
-    rest alternating the largest by vCPUs and the largest by RAM among those left."""
+    """Order VMs for evacuation.
+
+    ``evacuate_order`` ascending first (ties by id); then the rest alternating the
+    largest by vCPUs and the largest by RAM among those left.
+    """
     ordered = sorted((vm for vm in vms if vm.evacuate_order is not None),
                      key=lambda vm: (vm.evacuate_order, vm.id))
     rest = [vm for vm in vms if vm.evacuate_order is None]

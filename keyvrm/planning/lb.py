@@ -18,9 +18,13 @@ import dataclasses
 from typing import Optional
 
 from keyvrm.model import snapshot as m
-from keyvrm.planning import reasons
 from keyvrm.planning.context import build_context
-from keyvrm.planning.plan import HostLoadCalc, LIVE_MIGRATE, LoadCalculation, Plan, PlannedMove
+from keyvrm.planning.plan import HostLoadCalc
+from keyvrm.planning.plan import LIVE_MIGRATE
+from keyvrm.planning.plan import LoadCalculation
+from keyvrm.planning.plan import Plan
+from keyvrm.planning.plan import PlannedMove
+from keyvrm.planning import reasons
 from keyvrm.scheduling import hugepages
 from keyvrm.scheduling import scoring
 
@@ -43,8 +47,11 @@ class LBTiming:
 
 def lb_timing(last_event_at: Optional[float], last_recommendation_at: Optional[float],
               now_s: float, lb_period_s: float) -> LBTiming:
-    """LB is due when ``lb_period_s`` has passed since both the last LB event and the last
-    LB recommendation (either may be None: never)."""
+    """Decide whether LB may run now.
+
+    It is due when ``lb_period_s`` has passed since both the last LB event and the last
+    LB recommendation (either may be None: never).
+    """
     last = max((t for t in (last_event_at, last_recommendation_at) if t is not None),
                default=None)
     if last is None or now_s - last >= lb_period_s:

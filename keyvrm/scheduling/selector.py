@@ -9,7 +9,8 @@ number of hosts each check rejected ("12 hosts rejected by ServerGroupAntiAffini
 from __future__ import annotations
 
 import collections
-from typing import Callable, Optional
+from typing import Callable
+from typing import Optional
 
 from keyvrm.model import snapshot as m
 from keyvrm.scheduling import capacity

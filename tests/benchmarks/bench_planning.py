@@ -18,11 +18,15 @@ import time
 
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..")))
 
+from keyvrm.model.settings import AggregateConfig  # noqa: E402
+from keyvrm.model.settings import AppConfig  # noqa: E402
 from keyvrm.model import snapshot as m  # noqa: E402
-from keyvrm.model.settings import AggregateConfig, AppConfig  # noqa: E402
-from keyvrm.planning import ha, lb  # noqa: E402
-from keyvrm.scheduling import hugepages, scoring  # noqa: E402
-from tests.unit.planning.regiongen import RegionShape, generate_region  # noqa: E402
+from keyvrm.planning import ha  # noqa: E402
+from keyvrm.planning import lb  # noqa: E402
+from keyvrm.scheduling import hugepages  # noqa: E402
+from keyvrm.scheduling import scoring  # noqa: E402
+from tests.unit.planning.regiongen import generate_region  # noqa: E402
+from tests.unit.planning.regiongen import RegionShape  # noqa: E402
 
 APP = AppConfig(enabled=True)
 

@@ -5,21 +5,21 @@ in order; an empty list means no filtering. ``options`` maps a filter name to th
 keyword arguments of its constructor (its nova.conf options).
 """
 
-from keyvrm.scheduling.filters import (  # noqa: F401  (registration by import)
-    aggregate_image_properties_isolation,
-    aggregate_instance_extra_specs,
-    aggregate_multitenancy_isolation,
-    aggregate_type_affinity,
-    compute,
-    compute_capabilities,
-    image_props,
-    isolated_hosts,
-    num_instances,
-    numa_topology,
-    server_group,
-    same_different_host,
-)
-from keyvrm.scheduling.filters.base import HostFilter, registered
+# Importing a filter module registers its filters.
+from keyvrm.scheduling.filters import aggregate_image_properties_isolation  # noqa: F401
+from keyvrm.scheduling.filters import aggregate_instance_extra_specs  # noqa: F401
+from keyvrm.scheduling.filters import aggregate_multitenancy_isolation  # noqa: F401
+from keyvrm.scheduling.filters import aggregate_type_affinity  # noqa: F401
+from keyvrm.scheduling.filters.base import HostFilter
+from keyvrm.scheduling.filters.base import registered
+from keyvrm.scheduling.filters import compute  # noqa: F401
+from keyvrm.scheduling.filters import compute_capabilities  # noqa: F401
+from keyvrm.scheduling.filters import image_props  # noqa: F401
+from keyvrm.scheduling.filters import isolated_hosts  # noqa: F401
+from keyvrm.scheduling.filters import num_instances  # noqa: F401
+from keyvrm.scheduling.filters import numa_topology  # noqa: F401
+from keyvrm.scheduling.filters import same_different_host  # noqa: F401
+from keyvrm.scheduling.filters import server_group  # noqa: F401
 
 
 def filter_names() -> tuple:

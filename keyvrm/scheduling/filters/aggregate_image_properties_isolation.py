@@ -1,13 +1,16 @@
 """AggregateImagePropertiesIsolation: image properties match the aggregate's same-named keys."""
 
-from keyvrm.scheduling.filters.base import HostFilter, register
+from keyvrm.scheduling.filters.base import HostFilter
+from keyvrm.scheduling.filters.base import register
 
 
 @register
 class AggregateImagePropertiesIsolation(HostFilter):
-    """For each aggregate metadata key the image also sets, the image value must be one
-    of the aggregate's. ``namespace``/``separator`` restrict the keys considered, as
-    Nova's ``aggregate_image_properties_isolation_namespace``/``_separator``."""
+    """Image properties named like aggregate keys must take one of the aggregate's values.
+
+    ``namespace``/``separator`` restrict the keys considered, as Nova's
+    ``aggregate_image_properties_isolation_namespace``/``_separator``.
+    """
 
     def __init__(self, namespace=None, separator="."):
         self.prefix = (namespace + separator) if namespace else None

@@ -1,15 +1,19 @@
 """AggregateInstanceExtraSpecsFilter: flavor extra specs match aggregate metadata."""
 
 from keyvrm.scheduling import extra_specs_ops
-from keyvrm.scheduling.filters.base import HostFilter, register
+from keyvrm.scheduling.filters.base import HostFilter
+from keyvrm.scheduling.filters.base import register
 
 _SCOPE = "aggregate_instance_extra_specs"
 
 
 @register
 class AggregateInstanceExtraSpecsFilter(HostFilter):
-    """Keys scoped ``aggregate_instance_extra_specs:`` (or unscoped) must be in the
-    host's aggregate metadata with a matching value; other scopes are ignored."""
+    """Scoped or unscoped extra specs must match the host's aggregate metadata.
+
+    Keys scoped ``aggregate_instance_extra_specs:`` (or unscoped) must be in the host's
+    aggregate metadata with a matching value; other scopes are ignored.
+    """
 
     def rejection(self, host_state, request):
         for key, wanted in request.vm.flavor.extra_specs.items():

@@ -1,6 +1,7 @@
-"""AggregateMultiTenancyIsolation: aggregates with ``filter_tenant_id*`` serve only those projects."""
+"""AggregateMultiTenancyIsolation: ``filter_tenant_id*`` aggregates serve only those projects."""
 
-from keyvrm.scheduling.filters.base import HostFilter, register
+from keyvrm.scheduling.filters.base import HostFilter
+from keyvrm.scheduling.filters.base import register
 
 _KEY_PREFIX = "filter_tenant_id"
 

@@ -1,6 +1,7 @@
 """AggregateTypeAffinityFilter: aggregates with ``instance_type`` accept only those flavors."""
 
-from keyvrm.scheduling.filters.base import HostFilter, register
+from keyvrm.scheduling.filters.base import HostFilter
+from keyvrm.scheduling.filters.base import register
 
 
 @register

@@ -1,6 +1,7 @@
 """ComputeFilter: the host's nova-compute service is up and enabled."""
 
-from keyvrm.scheduling.filters.base import HostFilter, register
+from keyvrm.scheduling.filters.base import HostFilter
+from keyvrm.scheduling.filters.base import register
 
 
 @register

@@ -1,7 +1,8 @@
 """ComputeCapabilitiesFilter: flavor extra specs match the host's capabilities."""
 
 from keyvrm.scheduling import extra_specs_ops
-from keyvrm.scheduling.filters.base import HostFilter, register
+from keyvrm.scheduling.filters.base import HostFilter
+from keyvrm.scheduling.filters.base import register
 
 _SCOPE = "capabilities"
 

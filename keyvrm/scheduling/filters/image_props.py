@@ -1,6 +1,7 @@
 """ImagePropertiesFilter: the host supports the image's architecture, hypervisor and mode."""
 
-from keyvrm.scheduling.filters.base import HostFilter, register
+from keyvrm.scheduling.filters.base import HostFilter
+from keyvrm.scheduling.filters.base import register
 
 
 def version_to_int(text):
@@ -27,8 +28,9 @@ def _version_ok(hv_version, requirement):
 
 @register
 class ImagePropertiesFilter(HostFilter):
-    """Image ``hw_architecture``, ``img_hv_type``, ``hw_vm_mode`` and
-    ``img_hv_requested_version`` must be met by the host.
+    """The host meets the image's architecture, hypervisor type, mode and version.
+
+    Read: ``hw_architecture``, ``img_hv_type``, ``hw_vm_mode``, ``img_hv_requested_version``.
 
     The host's ``capabilities["supported_instances"]`` is a list of
     (architecture, hypervisor type, vm mode) triples; an image asking nothing passes.

@@ -1,12 +1,16 @@
 """IsolatedHostsFilter: isolated images only on isolated hosts (and, optionally, the reverse)."""
 
-from keyvrm.scheduling.filters.base import HostFilter, register
+from keyvrm.scheduling.filters.base import HostFilter
+from keyvrm.scheduling.filters.base import register
 
 
 @register
 class IsolatedHostsFilter(HostFilter):
-    """Nova's ``[filter_scheduler] isolated_images``, ``isolated_hosts`` and
-    ``restrict_isolated_hosts_to_isolated_images`` are constructor arguments."""
+    """Isolated images go only to isolated hosts (and, if restricted, only there).
+
+    Nova's ``[filter_scheduler] isolated_images``, ``isolated_hosts`` and
+    ``restrict_isolated_hosts_to_isolated_images`` are constructor arguments.
+    """
 
     def __init__(self, isolated_images=(), isolated_hosts=(),
                  restrict_isolated_hosts_to_isolated_images=True):

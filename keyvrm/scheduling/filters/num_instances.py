@@ -1,6 +1,7 @@
 """NumInstancesFilter and AggregateNumInstancesFilter: a cap on instances per host."""
 
-from keyvrm.scheduling.filters.base import HostFilter, register
+from keyvrm.scheduling.filters.base import HostFilter
+from keyvrm.scheduling.filters.base import register
 
 DEFAULT_MAX_INSTANCES_PER_HOST = 50
 
@@ -24,8 +25,11 @@ class NumInstancesFilter(HostFilter):
 
 @register
 class AggregateNumInstancesFilter(NumInstancesFilter):
-    """As NumInstancesFilter, the limit being the smallest aggregate
-    ``max_instances_per_host`` metadata value, else the configured one."""
+    """As NumInstancesFilter, with the limit taken from aggregate metadata.
+
+    The limit is the smallest aggregate ``max_instances_per_host`` value, else the
+    configured one.
+    """
 
     def limit_for(self, host_state):
         values = []

@@ -5,14 +5,17 @@ image's ``hw_mem_page_size``) against ``Hypervisor.hugepages``. Whether enough p
 free is a capacity question (``capacity.HUGEPAGES_DEPLETED``), not this filter's.
 """
 
+from keyvrm.scheduling.filters.base import HostFilter
+from keyvrm.scheduling.filters.base import register
 from keyvrm.scheduling import hugepages
-from keyvrm.scheduling.filters.base import HostFilter, register
 
 
 @register
 class NUMATopologyFilter(HostFilter):
-    """A huge-page VM needs a host with pages of the requested size (any huge size for
-    "large"); a request that cannot be parsed fails every host."""
+    """A huge-page VM needs a host with pages of the requested size.
+
+    "large" accepts any huge size; a request that cannot be parsed fails every host.
+    """
 
     def rejection(self, host_state, request):
         page_request = request.resources.page_request

@@ -1,6 +1,7 @@
 """SameHostFilter and DifferentHostFilter: the ``same_host`` / ``different_host`` hints."""
 
-from keyvrm.scheduling.filters.base import HostFilter, register
+from keyvrm.scheduling.filters.base import HostFilter
+from keyvrm.scheduling.filters.base import register
 
 
 def _hinted(request, key):

@@ -5,7 +5,8 @@ planning ledger, so VMs placed earlier in the same plan count.
 """
 
 from keyvrm.model import snapshot as m
-from keyvrm.scheduling.filters.base import HostFilter, register
+from keyvrm.scheduling.filters.base import HostFilter
+from keyvrm.scheduling.filters.base import register
 
 
 @register

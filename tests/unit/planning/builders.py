@@ -1,7 +1,7 @@
 """Hand-made snapshot pieces for planning and scheduling tests."""
 
-from keyvrm.model import snapshot as m
 from keyvrm.model.settings import AggregateConfig
+from keyvrm.model import snapshot as m
 from keyvrm.scheduling import capacity
 from keyvrm.scheduling.host_state import HostState
 from keyvrm.scheduling.request import PlacementRequest

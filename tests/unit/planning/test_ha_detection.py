@@ -2,8 +2,8 @@
 
 import pytest
 
-from keyvrm.model import snapshot as m
 from keyvrm.model.settings import AppConfig
+from keyvrm.model import snapshot as m
 from keyvrm.planning import ha
 from keyvrm.planning import reasons
 from tests.unit.planning import builders as b

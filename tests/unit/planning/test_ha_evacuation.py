@@ -1,7 +1,7 @@
 """HA evacuation plans: order, exclusions, capacity, server groups, busy hosts, round 2."""
 
-from keyvrm.model import snapshot as m
 from keyvrm.model.settings import AppConfig
+from keyvrm.model import snapshot as m
 from keyvrm.planning import ha
 from keyvrm.planning import plan as plan_mod
 from keyvrm.planning import reasons

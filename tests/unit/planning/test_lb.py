@@ -2,8 +2,8 @@
 
 import pytest
 
-from keyvrm.model import snapshot as m
 from keyvrm.model.settings import AppConfig
+from keyvrm.model import snapshot as m
 from keyvrm.planning import lb
 from keyvrm.planning import plan as plan_mod
 from keyvrm.planning import reasons

@@ -2,12 +2,17 @@
 
 import collections
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 
+from keyvrm.model.settings import AggregateConfig
+from keyvrm.model.settings import AppConfig
 from keyvrm.model import snapshot as m
-from keyvrm.model.settings import AggregateConfig, AppConfig
-from keyvrm.planning import ha, lb
-from tests.unit.planning.regiongen import RegionShape, generate_region
+from keyvrm.planning import ha
+from keyvrm.planning import lb
+from tests.unit.planning.regiongen import generate_region
+from tests.unit.planning.regiongen import RegionShape
 
 APP = AppConfig(enabled=True)
 

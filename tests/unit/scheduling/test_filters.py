@@ -2,8 +2,8 @@
 
 import pytest
 
-from keyvrm.model import snapshot as m
 from keyvrm.model.settings import KNOWN_NOVA_FILTERS
+from keyvrm.model import snapshot as m
 from keyvrm.scheduling import filters
 from tests.unit.planning import builders as b
 

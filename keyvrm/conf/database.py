@@ -1,5 +1,7 @@
 """[database] options: oslo.db's own, with KeyVRM's embedded SQLite default and retention."""
 
+import copy
+
 from oslo_config import cfg
 from oslo_db import options as db_options
 
@@ -24,4 +26,9 @@ def register_opts(conf):
 
 
 def list_opts():
-    return db_options.list_opts()[0][1] + keyvrm_db_opts
+    """oslo.db's [database] options with KeyVRM's default connection, plus KeyVRM's own."""
+    library_opts = copy.deepcopy(db_options.list_opts()[0][1])
+    for opt in library_opts:
+        if opt.name == "connection":
+            opt.default = DEFAULT_CONNECTION
+    return library_opts + keyvrm_db_opts

@@ -105,7 +105,11 @@ def _decoders(schema):
         if unknown:
             raise SnapshotFormatError(
                 f"snapshot field(s) {', '.join(unknown)} of {type_name} unknown to this version")
-        plans[cls] = [(i, name, kinds[name][0], kinds[name][1]) for i, name in enumerate(fields)]
+        plan = [(i, name, kinds[name][0], kinds[name][1]) for i, name in enumerate(fields)]
+        same_order = list(fields) == [name for name, _, _ in _KINDS[cls]]
+        positional = ([(i, kind, sub) for i, _, kind, sub in plan if kind != _PLAIN]
+                      if same_order else None)
+        plans[cls] = (plan, positional)
     return plans
 
 
@@ -113,20 +117,33 @@ def _decode(cls, row, plans):
     plan = plans.get(cls)
     if plan is None:
         raise SnapshotFormatError(f"snapshot schema lacks type {cls.__name__}")
+    fields, positional = plan
+    if positional is not None:
+        # The common case: the document's field order is this class's; most fields plain.
+        if not positional:
+            return cls(*row)
+        values = list(row)
+        for i, kind, sub in positional:
+            value = values[i]
+            if value is not None:
+                values[i] = _convert(value, kind, sub, plans)
+        return cls(*values)
     kwargs = {}
-    for i, name, kind, sub in plan:
+    for i, name, kind, sub in fields:
         value = row[i]
-        if value is None or kind == _PLAIN:
-            kwargs[name] = value
-        elif kind == _TUPLE:
-            kwargs[name] = tuple(value)
-        elif kind == _ONE:
-            kwargs[name] = _decode(sub, value, plans)
-        elif kind == _TUPLE_OF:
-            kwargs[name] = tuple([_decode(sub, v, plans) for v in value])
-        else:
-            kwargs[name] = {k: _decode(sub, v, plans) for k, v in value.items()}
+        plain = value is None or kind == _PLAIN
+        kwargs[name] = value if plain else _convert(value, kind, sub, plans)
     return cls(**kwargs)
+
+
+def _convert(value, kind, sub, plans):
+    if kind == _TUPLE:
+        return tuple(value)
+    if kind == _ONE:
+        return _decode(sub, value, plans)
+    if kind == _TUPLE_OF:
+        return tuple([_decode(sub, v, plans) for v in value])
+    return {k: _decode(sub, v, plans) for k, v in value.items()}
 
 
 def from_dict(document: dict) -> m.RegionSnapshot:

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Install what KeyVRM's tests need on a Debian machine, then run them: tox -e pep8,py3,functional.
+# Debian packages come from .ci/apt-packages.txt (installed only when missing), Python packages
+# from requirements.txt/test-requirements.txt pinned by constraints.txt.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ -s .ci/apt-packages.txt ]; then
+    missing=""
+    for package in $(grep -v '^\s*#' .ci/apt-packages.txt | sort -u); do
+        dpkg -s "$package" >/dev/null 2>&1 || missing="$missing $package"
+    done
+    if [ -n "$missing" ]; then
+        sudo=""
+        [ "$(id -u)" = 0 ] || sudo=sudo
+        echo "installing Debian packages:$missing"
+        $sudo apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
+    fi
+fi
+
+python3 -m pip install -q -c constraints.txt tox
+exec python3 -m tox -e pep8,py3,functional "$@"

@@ -9,8 +9,10 @@ writer lives), so an idle region costs no events at all.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import random
+import threading
 from typing import Optional
 
 from keyvrm.simulator.clock import SimClock
@@ -260,6 +262,15 @@ class Migration:
         self.block = None
 
 
+def synchronized(method):
+    """Run a driver method holding its region's lock (``self.region.lock``)."""
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        with self.region.lock:
+            return method(self, *args, **kwargs)
+    return wrapper
+
+
 class Region:
     """The whole simulated region; ``compute``, ``power`` and faults act on it."""
 
@@ -287,6 +298,9 @@ class Region:
         self.inactive_bindings = set()  # (port_id, host)
         self.stale_attachments = {}  # attachment id -> (server_id, volume_id, host)
         self.faults_fired = []
+        # Held by drivers while they read or act and by a RealTimeRunner while it
+        # advances the clock, so an embedded engine and API can share the region.
+        self.lock = threading.RLock()
 
     @property
     def now(self) -> float:

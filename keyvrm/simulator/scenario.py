@@ -90,7 +90,11 @@ DURATION = {"anyOf": [{"type": "number", "minimum": 0},
 _NUM = {"type": "number", "minimum": 0}
 _POS_INT = {"type": "integer", "minimum": 1}
 _NONNEG_INT = {"type": "integer", "minimum": 0}
-_COUNTS = {"type": "object", "additionalProperties": _NONNEG_INT}
+_HOST_COUNTS = {"type": "object", "propertyNames": {"enum": list(r.HOST_STATES)},
+                "additionalProperties": _NONNEG_INT}
+_MIGRATION_COUNTS = {"type": "object", "additionalProperties": _NONNEG_INT,
+                     "propertyNames": {"enum": ["accepted", "pre-migrating", "running", "done",
+                                                "completed", "error", "failed", "cancelled"]}}
 _FLAVOR = {"type": "object", "required": ["name", "vcpus", "ram_mb"],
            "additionalProperties": False,
            "properties": {"name": {"type": "string"}, "vcpus": _POS_INT, "ram_mb": _POS_INT,
@@ -169,8 +173,10 @@ SCHEMA = {
                 }}},
         "expectations": {
             "type": "object", "additionalProperties": False,
-            "properties": {"hosts_by_state": _COUNTS, "vms_by_host_state": _COUNTS,
-                           "migrations_by_status": _COUNTS, "services_down": _NONNEG_INT,
+            "properties": {"hosts_by_state": _HOST_COUNTS,
+                           "vms_by_host_state": _HOST_COUNTS,
+                           "migrations_by_status": _MIGRATION_COUNTS,
+                           "services_down": _NONNEG_INT,
                            "faults_fired": _NONNEG_INT}},
     },
 }
@@ -329,7 +335,34 @@ class Scenario:
         return region, summary
 
 
+def _yaml_boolean_trap(data, path=()):
+    """Path and value of the first YAML 1.1 boolean where a name was meant, or None.
+
+    ``off``, ``on``, ``yes``, ``no`` unquoted are booleans to YAML: as mapping keys they
+    are never right here, and as values only where a boolean is expected.
+    """
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if not isinstance(key, str):
+                return path, key
+            found = _yaml_boolean_trap(value, path + (key,))
+            if found:
+                return found
+    elif isinstance(data, list):
+        for i, value in enumerate(data):
+            found = _yaml_boolean_trap(value, path + (i,))
+            if found:
+                return found
+    return None
+
+
 def _validate_schema(data, source, node):
+    trap = _yaml_boolean_trap(data)
+    if trap:
+        path, key = trap
+        raise ScenarioError(_path_text(path), f"key {key!r} is not a name: quote it "
+                            f"(YAML reads off/on/yes/no as booleans)", source,
+                            _line_of(node, path))
     validator = jsonschema.Draft202012Validator(SCHEMA)
     errors = list(validator.iter_errors(data))
     if not errors:
@@ -337,6 +370,12 @@ def _validate_schema(data, source, node):
     error = jsonschema.exceptions.best_match(errors)
     path = list(error.absolute_path)
     message = error.message
+    duration_branches = [DURATION] + DURATION["anyOf"]
+    if any(error.schema is b for b in duration_branches) or \
+            any(e.schema is DURATION for e in [error.parent] if e is not None):
+        message = f"{error.instance!r} is not a duration (e.g. 90, '90s', '5m', '1h30m')"
+    elif error.validator == "enum" and isinstance(error.instance, bool):
+        message += " (quote it: YAML reads off/on/yes/no as booleans)"
     if error.validator == "additionalProperties":
         extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
         if extra:

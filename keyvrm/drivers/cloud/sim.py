@@ -48,10 +48,12 @@ class SimCloudDriver(base.CloudDriver):
         return cached
 
     # --- reads ---------------------------------------------------------------------------
+    @r.synchronized
     def list_availability_zones(self):
         self.compute.check_api()
         return [m.AvailabilityZone(name) for name in self.region.availability_zones]
 
+    @r.synchronized
     def list_aggregates(self):
         self.compute.check_api()
         return [m.Aggregate(name=a.name, nova_id=a.nova_id, uuid=a.uuid,
@@ -59,10 +61,12 @@ class SimCloudDriver(base.CloudDriver):
                             hosts=tuple(a.hosts))
                 for a in self.region.aggregates.values()]
 
+    @r.synchronized
     def list_compute_services(self):
         self.compute.check_api()
         return [self._service(h) for h in self.region.hosts.values()]
 
+    @r.synchronized
     def list_hypervisors(self):
         self.compute.check_api()
         out = []
@@ -78,6 +82,7 @@ class SimCloudDriver(base.CloudDriver):
                 net_capacity_mbps=h.net_capacity_mbps, host_ip=h.host_ip))
         return out
 
+    @r.synchronized
     def list_inventories(self):
         self.compute.check_api()
         return {h.name: {
@@ -89,6 +94,7 @@ class SimCloudDriver(base.CloudDriver):
                                      max_unit=h.ram_mb, used=h.used_ram_mb),
         } for h in self.region.hosts.values()}
 
+    @r.synchronized
     def list_servers(self):
         self.compute.check_api()
         return [m.VM(id=v.id, name=v.name, host=v.host, project_id=v.project_id,
@@ -98,21 +104,25 @@ class SimCloudDriver(base.CloudDriver):
                      volume_backed=v.volume_backed)
                 for v in self.region.vms.values()]
 
+    @r.synchronized
     def list_server_groups(self):
         self.compute.check_api()
         return [m.ServerGroup(id=g.id, name=g.name, policy=g.policy, members=tuple(g.members),
                               rules=dict(g.rules), project_id=g.project_id)
                 for g in self.region.server_groups.values()]
 
+    @r.synchronized
     def list_images(self):
         self.compute.check_api()
         return [m.Image(id=i, properties=dict(p)) for i, p in self.region.images.items()]
 
+    @r.synchronized
     def list_migrations(self, changes_since: Optional[float] = None):
         self.compute.check_api()
         return [_migration(rec) for rec in self.region.migrations.values()
                 if changes_since is None or rec.updated_at >= changes_since]
 
+    @r.synchronized
     def get_migration(self, migration_id):
         self.compute.check_api()
         rec = self.region.migrations.get(int(migration_id))
@@ -120,6 +130,7 @@ class SimCloudDriver(base.CloudDriver):
             raise NotFoundInCloud(f"Migration {migration_id} could not be found.")
         return _migration(rec)
 
+    @r.synchronized
     def list_port_bindings(self, server_id):
         self.compute.check_api()
         vm = self.compute.find_server(server_id)
@@ -129,6 +140,7 @@ class SimCloudDriver(base.CloudDriver):
                      for p, h in sorted(self.region.inactive_bindings) if p == port]
         return bindings
 
+    @r.synchronized
     def list_volume_attachments(self, server_id):
         self.compute.check_api()
         vm = self.compute.find_server(server_id)
@@ -142,26 +154,34 @@ class SimCloudDriver(base.CloudDriver):
         return out
 
     # --- actions -------------------------------------------------------------------------
+    @r.synchronized
     def evacuate(self, server_id, target_host):
         return _migration(self.compute.evacuate(server_id, target_host))
 
+    @r.synchronized
     def live_migrate(self, server_id, target_host, block_migration=base.BLOCK_MIGRATION_AUTO):
         return _migration(self.compute.live_migrate(server_id, target_host, block_migration))
 
+    @r.synchronized
     def force_down_service(self, host, forced_down=True):
         return self._service(self.compute.force_down(host, forced_down))
 
+    @r.synchronized
     def disable_service(self, host, reason):
         return self._service(self.compute.disable(host, reason))
 
+    @r.synchronized
     def enable_service(self, host):
         return self._service(self.compute.enable(host))
 
+    @r.synchronized
     def stop_server(self, server_id):
         self.compute.stop_server(server_id)
 
+    @r.synchronized
     def delete_port_binding(self, port_id, host):
         self.compute.delete_port_binding(port_id, host)
 
+    @r.synchronized
     def delete_volume_attachment(self, attachment_id):
         self.compute.delete_volume_attachment(attachment_id)

@@ -11,11 +11,14 @@ class SimPowerDriver(base.PowerDriver):
     """``PowerDriver`` backed by the simulated BMCs."""
 
     def __init__(self, region: r.Region):
+        self.region = region
         self.bmc = power.BMC(region)
 
+    @r.synchronized
     def power_off(self, host):
         self.bmc.power_off(host)
 
+    @r.synchronized
     def power_status(self, host):
         return self.bmc.power_status(host)
 
@@ -24,10 +27,13 @@ class SimBlocklistDriver(base.BlocklistDriver):
     """``BlocklistDriver`` backed by the simulated Ceph cluster."""
 
     def __init__(self, region: r.Region):
+        self.region = region
         self.blocklist = power.Blocklist(region)
 
+    @r.synchronized
     def blocklist_add(self, address, expire_s=None):
         self.blocklist.add(address, expire_s)
 
+    @r.synchronized
     def blocklist_list(self):
         return self.blocklist.entries()

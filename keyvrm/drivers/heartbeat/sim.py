@@ -13,6 +13,7 @@ class SimHeartbeatDriver(base.HeartbeatDriver):
     def __init__(self, region: r.Region):
         self.region = region
 
+    @r.synchronized
     def last_heartbeats(self):
         if self.region.now < self.region.heartbeat_unavailable_until:
             raise DriverUnavailable("heartbeat store did not answer: no Sentinel master")

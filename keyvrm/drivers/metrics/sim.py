@@ -25,6 +25,7 @@ class SimMetricsDriver(base.MetricsDriver):
         if self.region.now < self.region.metrics_unavailable_until:
             raise DriverUnavailable("TSDB did not answer: /api/v1/query timed out")
 
+    @r.synchronized
     def host_metrics(self, hosts=None):
         self._check()
         names = self.region.hosts if hosts is None else hosts
@@ -42,6 +43,7 @@ class SimMetricsDriver(base.MetricsDriver):
                                       interfaces_known=True)
         return out
 
+    @r.synchronized
     def vm_metrics(self, vm_ids=None):
         self._check()
         vms = self.region.vms.values() if vm_ids is None else \

@@ -11,6 +11,7 @@ from keyvrm.drivers.fencing.sim import SimBlocklistDriver
 from keyvrm.drivers.fencing.sim import SimPowerDriver
 from keyvrm.drivers.heartbeat.sim import SimHeartbeatDriver
 from keyvrm.drivers.metrics.sim import SimMetricsDriver
+from keyvrm.drivers import simulated
 from keyvrm.model import codec
 from keyvrm.model import snapshot as m
 from keyvrm.simulator import faults
@@ -84,7 +85,7 @@ def test_cloud_driver_maps_nova_errors_and_polls_migrations():
 
 
 def test_disable_and_enable_service_set_status_and_reason():
-    cloud = SimCloudDriver(_region())
+    cloud = simulated.for_region(_region()).cloud
     service = cloud.disable_service("cmp-00004", "keyvrm: maintenance after evacuation")
     assert service.status == m.SERVICE_DISABLED
     assert service.disabled_reason == "keyvrm: maintenance after evacuation"

@@ -6,6 +6,7 @@ from keyvrm.simulator import compute
 from keyvrm.simulator import faults
 from keyvrm.simulator import power
 from keyvrm.simulator import region as r
+from keyvrm.simulator import runner as runner_mod
 from tests.unit.simulator.helpers import add_vm
 from tests.unit.simulator.helpers import small_region
 
@@ -72,3 +73,16 @@ def test_recovered_host_reports_again_and_drops_evacuated_allocations():
     assert not region.service_is_down(host)
     assert region.now - region.last_heartbeat(host) <= 10
     assert host.used_vcpus == 0 and region.host_state(host) == r.HOST_UP
+
+
+def test_real_time_runner_follows_the_wall_clock_at_its_speed():
+    region = small_region()
+    wall = [100.0]
+    runner = runner_mod.RealTimeRunner(region, speed=60.0, wall=lambda: wall[0])
+    faults.schedule(region, 90, "host_dies", {"hosts": ["cmp-1"]})
+    wall[0] += 1.0
+    runner.step()
+    assert region.clock.elapsed_s == 60 and region.hosts["cmp-1"].powered
+    wall[0] += 1.0
+    runner.step()
+    assert region.clock.elapsed_s == 120 and not region.hosts["cmp-1"].powered

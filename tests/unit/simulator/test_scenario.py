@@ -119,3 +119,15 @@ def test_generator_respects_server_group_policies_and_capacity():
     for host in region.hosts.values():
         assert host.used_vcpus <= host.vcpu_capacity
         assert host.used_ram_mb <= host.ram_capacity_mb
+
+
+def test_unquoted_yaml_off_is_explained():
+    err = _error(BASE + "    bmc: off\n")
+    assert err.field == "timeline[0].bmc" and "quote it" in str(err)
+    err = _error(BASE + "expectations:\n  hosts_by_state: {off: 1}\n")
+    assert err.field == "expectations.hosts_by_state" and "quote it" in str(err)
+
+
+def test_expectation_with_unknown_host_state_is_refused():
+    err = _error(BASE + "expectations:\n  hosts_by_state: {dead: 1}\n")
+    assert err.field == "expectations.hosts_by_state"

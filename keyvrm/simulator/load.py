@@ -33,20 +33,45 @@ def _ramp(vm: r.VM, now: float):
     return 1.0 + (vm.ramp_cpu - 1.0) * done, 1.0 + (vm.ramp_net - 1.0) * done
 
 
-def vm_load(region: r.Region, vm: r.VM, now: Optional[float] = None):
-    """(cpu_cores, ram_mb, net_mbps) the VM uses now; zeros when it does not run."""
-    if not vm.running:
-        return 0.0, 0.0, 0.0
+def vm_loads(region: r.Region, vms, now: Optional[float] = None):
+    """(cpu_cores, ram_mb, net_mbps) of each of ``vms`` now, in order; zeros if stopped.
+
+    One pass with the region's constants bound once: this runs over every VM of a
+    200,000-VM region on each metrics read.
+    """
     now = region.now if now is None else now
     opts = region.options
-    wave = 1.0 + opts.diurnal_amplitude * math.sin(
-        2.0 * math.pi * ((now + vm.phase_s) % _DAY_S) / _DAY_S - 2.0 * math.pi * 8 / 24)
-    jitter = 1.0 + opts.noise * _noise(vm.seq, int(now // opts.noise_period_s))
-    ramp_cpu, ramp_net = _ramp(vm, now)
-    cpu = min(float(vm.flavor.vcpus), vm.flavor.vcpus * vm.cpu_frac * wave * jitter * ramp_cpu)
-    ram = min(float(vm.flavor.ram_mb), vm.flavor.ram_mb * vm.ram_frac * (0.5 + 0.5 * jitter))
-    net = vm.net_mbps * wave * jitter * ramp_net
-    return max(cpu, 0.0), max(ram, 0.0), max(net, 0.0)
+    amplitude, noise = opts.diurnal_amplitude, opts.noise
+    bucket = int(now // opts.noise_period_s)
+    omega = 2.0 * math.pi / _DAY_S
+    offset = 2.0 * math.pi * 8 / 24  # the wave peaks at 14:00 UTC (+ the VM's phase)
+    sin, out = math.sin, []
+    append = out.append
+    for vm in vms:
+        if not vm.running:
+            append((0.0, 0.0, 0.0))
+            continue
+        wave = 1.0 + amplitude * sin(omega * ((now + vm.phase_s) % _DAY_S) - offset)
+        jitter = 1.0 + noise * _noise(vm.seq, bucket)
+        flavor = vm.flavor
+        if vm.ramp_start_s is None:
+            ramp_cpu = ramp_net = 1.0
+        else:
+            ramp_cpu, ramp_net = _ramp(vm, now)
+        cpu = flavor.vcpus * vm.cpu_frac * wave * jitter * ramp_cpu
+        if cpu > flavor.vcpus:
+            cpu = float(flavor.vcpus)
+        ram = flavor.ram_mb * vm.ram_frac * (0.5 + 0.5 * jitter)
+        if ram > flavor.ram_mb:
+            ram = float(flavor.ram_mb)
+        append((cpu if cpu > 0 else 0.0, ram if ram > 0 else 0.0,
+                vm.net_mbps * wave * jitter * ramp_net))
+    return out
+
+
+def vm_load(region: r.Region, vm: r.VM, now: Optional[float] = None):
+    """(cpu_cores, ram_mb, net_mbps) the VM uses now; zeros when it does not run."""
+    return vm_loads(region, (vm,), now)[0]
 
 
 def host_load(region: r.Region, host: r.Host, now: Optional[float] = None):
@@ -57,8 +82,7 @@ def host_load(region: r.Region, host: r.Host, now: Optional[float] = None):
     """
     cpu = net = 0.0
     ram = float(host.reserved_ram_mb)
-    for vm in host.vms:
-        c, m, n = vm_load(region, vm, now)
+    for vm, (c, m, n) in zip(host.vms, vm_loads(region, host.vms, now)):
         cpu += c
         net += n
         if not vm.flavor.hugepage_size_kb:

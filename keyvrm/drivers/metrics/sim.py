@@ -49,10 +49,6 @@ class SimMetricsDriver(base.MetricsDriver):
         vms = self.region.vms.values() if vm_ids is None else \
             [self.region.vms[i] for i in vm_ids if i in self.region.vms]
         hosts = self.region.hosts
-        out = {}
-        for vm in vms:
-            if not hosts[vm.host].reachable:
-                continue
-            cpu, ram, net = load.vm_load(self.region, vm)
-            out[vm.id] = m.VMMetrics(cpu_cores=cpu, ram_mb=ram, net_mbps=net)
-        return out
+        vms = [vm for vm in vms if hosts[vm.host].reachable]
+        return {vm.id: m.VMMetrics(cpu, ram, net)
+                for vm, (cpu, ram, net) in zip(vms, load.vm_loads(self.region, vms))}

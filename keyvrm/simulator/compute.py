@@ -6,6 +6,10 @@ run on the simulated clock. At execution the target is re-checked (service up an
 enabled, Placement capacity, HugePages, server-group policy, leftover port bindings or
 volume attachments): a violation ends the migration in status ``error`` and the server
 stays where it was. A server's host changes only when its migration completes.
+
+Migration statuses: evacuation ``accepted`` -> ``pre-migrating`` -> ``done`` | ``error``
+| ``failed``; live migration ``accepted`` -> ``preparing`` -> ``running`` ->
+``completed`` | ``error`` | ``failed``.
 """
 
 from __future__ import annotations
@@ -181,6 +185,11 @@ class Compute:
             return
         migration.will_fail = draw < rate
         self._claim(migration, target)
+        self._set_status(migration, "preparing")
+        self._later(self.region.options.scheduling_delay_s, self._live_running, migration)
+
+    def _live_running(self, migration):
+        vm = self.region.vms[migration.server_id]
         self._set_status(migration, "running")
         if self._becomes_stuck(migration):
             return

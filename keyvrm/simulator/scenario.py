@@ -93,7 +93,7 @@ _NONNEG_INT = {"type": "integer", "minimum": 0}
 _HOST_COUNTS = {"type": "object", "propertyNames": {"enum": list(r.HOST_STATES)},
                 "additionalProperties": _NONNEG_INT}
 _MIGRATION_COUNTS = {"type": "object", "additionalProperties": _NONNEG_INT,
-                     "propertyNames": {"enum": ["accepted", "pre-migrating", "running", "done",
+                     "propertyNames": {"enum": ["accepted", "pre-migrating", "preparing", "running", "done",
                                                 "completed", "error", "failed", "cancelled"]}}
 _FLAVOR = {"type": "object", "required": ["name", "vcpus", "ram_mb"],
            "additionalProperties": False,

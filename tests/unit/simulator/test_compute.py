@@ -129,6 +129,8 @@ def test_failed_live_migration_leaves_a_binding_that_blocks_retries_until_delete
     nova = compute.Compute(region)
     first = nova.live_migrate("vm-1", "cmp-2")
     region.clock.advance(1.5)
+    assert first.status == "preparing"
+    region.clock.advance(1.0)
     assert first.status == "running"
     faults.network_partition(region, {"hosts": ["cmp-2"], "duration_s": 60})
     region.clock.advance(120)

@@ -21,10 +21,7 @@ class AggregateImagePropertiesIsolation(HostFilter):
             if self.prefix and not key.startswith(self.prefix):
                 continue
             value = props.get(key)
-            if value is None:
-                continue
-            values = value if isinstance(value, (list, tuple)) else [value]
-            if not all(str(v) in options for v in values):
+            if value and str(value) not in options:
                 return "image %s=%s, aggregate allows %s" % (
                     key, value, ",".join(sorted(options)))
         return None

@@ -33,7 +33,8 @@ class ImagePropertiesFilter(HostFilter):
     Read: ``hw_architecture``, ``img_hv_type``, ``hw_vm_mode``, ``img_hv_requested_version``.
 
     The host's ``capabilities["supported_instances"]`` is a list of
-    (architecture, hypervisor type, vm mode) triples; an image asking nothing passes.
+    (architecture, hypervisor type, vm mode) triples; an image asking for none of the three
+    passes (its version request alone is not checked, as in Nova).
     """
 
     def rejection(self, host_state, request):
@@ -41,15 +42,17 @@ class ImagePropertiesFilter(HostFilter):
         arch = props.get("hw_architecture") or props.get("architecture")
         hv_type = props.get("img_hv_type") or props.get("hypervisor_type")
         vm_mode = props.get("hw_vm_mode") or props.get("vm_mode")
-        version = props.get("img_hv_requested_version")
-        if version and not _version_ok(host_state.hypervisor.hypervisor_version, version):
-            return "hypervisor version does not satisfy %s" % version
         if not (arch or hv_type or vm_mode):
             return None
+        version = props.get("img_hv_requested_version")
+        hv_version = host_state.hypervisor.hypervisor_version
         supported = host_state.capabilities.get("supported_instances") or ()
         for triple in supported:
             s_arch, s_type, s_mode = (tuple(triple) + (None, None, None))[:3]
-            if ((not arch or arch == s_arch) and (not hv_type or hv_type.lower() == str(
-                    s_type).lower()) and (not vm_mode or vm_mode == s_mode)):
-                return None
+            if ((not arch or arch.lower() == str(s_arch).lower())
+                    and (not hv_type or hv_type.lower() == str(s_type).lower())
+                    and (not vm_mode or vm_mode.lower() == str(s_mode).lower())):
+                if not (version and hv_version) or _version_ok(hv_version, version):
+                    return None
+                return "hypervisor version %s does not satisfy %s" % (hv_version, version)
         return "image needs %s/%s/%s, host does not support it" % (arch, hv_type, vm_mode)

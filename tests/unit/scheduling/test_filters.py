@@ -49,8 +49,22 @@ def test_compute_capabilities_filter_matches_scoped_and_unscoped_keys():
     assert f.host_passes(hs, b.request(ok))
     bad = b.vm("v", "x", fl=b.flavor(**{"capabilities:cpu_info:arch": "aarch64"}))
     assert "does not match" in f.rejection(hs, b.request(bad))
-    missing = b.vm("v", "x", fl=b.flavor(gpu="<in> yes"))
+    missing = b.vm("v", "x", fl=b.flavor(**{"capabilities:gpu": "<in> yes"}))
     assert "not reported" in f.rejection(hs, b.request(missing))
+    unscoped_unknown = b.vm("v", "x", fl=b.flavor(gpu="<in> yes"))
+    assert f.host_passes(hs, b.request(unscoped_unknown))
+    unscoped_known = b.vm("v", "x", fl=b.flavor(ssd="0"))
+    assert not f.host_passes(hs, b.request(unscoped_known))
+
+
+def test_compute_capabilities_filter_decodes_json_and_maxphysaddr_bits():
+    hs = b.host_state(b.host("h", capabilities={
+        "cpu_info": '{"arch": "x86_64", "maxphysaddr": {"bits": 46}}'}))
+    f = _one("ComputeCapabilitiesFilter")
+    assert f.host_passes(hs, b.request(b.vm("v", "x", fl=b.flavor(
+        **{"capabilities:cpu_info:arch": "x86_64", "hw:maxphysaddr_bits": "42"}))))
+    assert not f.host_passes(hs, b.request(b.vm("v", "x", fl=b.flavor(
+        **{"hw:maxphysaddr_bits": "48"}))))
 
 
 def test_compute_capabilities_filter_numeric_operator():
@@ -69,10 +83,12 @@ def test_image_properties_filter_checks_architecture_and_version():
     assert "does not support" in f.rejection(hs, b.request(b.vm("v", "x"), arm))
     x86 = m.Image("i", {"hw_architecture": "x86_64", "img_hv_type": "QEMU"})
     assert f.host_passes(hs, b.request(b.vm("v", "x"), x86))
-    new = m.Image("i", {"img_hv_requested_version": ">= 7.0"})
+    new = m.Image("i", {"hw_architecture": "x86_64", "img_hv_requested_version": ">= 7.0"})
     assert "version" in f.rejection(hs, b.request(b.vm("v", "x"), new))
-    old = m.Image("i", {"img_hv_requested_version": ">= 6.1"})
+    old = m.Image("i", {"hw_architecture": "x86_64", "img_hv_requested_version": ">= 6.1"})
     assert f.host_passes(hs, b.request(b.vm("v", "x"), old))
+    version_only = m.Image("i", {"img_hv_requested_version": ">= 7.0"})
+    assert f.host_passes(hs, b.request(b.vm("v", "x"), version_only))
 
 
 def _group(policy, members=(), **rules):

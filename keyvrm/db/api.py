@@ -455,6 +455,11 @@ def lock_vm(db, vm_id, owner):
     The row is created unlocked first if KeyVRM never saw the VM; only the UPDATE that
     flips ``locked`` from false to true wins, so two workers can never both hold it.
     """
+    _take_lock(db, vm_id, owner)
+
+
+def _take_lock(db, vm_id, owner, **values):
+    """The single conditional UPDATE behind every VM lock; ``values`` are set by it too."""
     if not owner:
         raise exception.InvalidField("owner", "a lock needs an owner")
     try:
@@ -466,7 +471,7 @@ def lock_vm(db, vm_id, owner):
         result = session.execute(
             sa.update(models.VMState)
             .where(models.VMState.vm_id == vm_id, models.VMState.locked.is_(False))
-            .values(locked=True, lock_owner=owner, locked_at=utcnow())
+            .values(locked=True, lock_owner=owner, locked_at=utcnow(), **values)
             .execution_options(synchronize_session=False))
         if result.rowcount == 1:
             return
@@ -521,3 +526,67 @@ def list_vm_history(db, vm_id):
         return [dict(action=r.action, status=r.status, message=r.message,
                      started_at=r.started_at, finished_at=r.finished_at, duration_s=r.duration_s)
                 for r in session.execute(query).scalars()]
+
+
+def begin_vm_transition(db, vm_id, owner, transitional_state, deadline_at, desired_host=None,
+                        desired_status=None):
+    """Lock the VM for ``owner`` and record what KeyVRM now wants of it, in one transaction.
+
+    The lock is the same single conditional UPDATE as ``lock_vm``; the desired status,
+    transitional state and deadline are written by that very statement, so a VM is never
+    seen locked without its deadline.
+    """
+    _take_lock(db, vm_id, owner, transitional_state=transitional_state, deadline_at=deadline_at,
+               failure_state=None, desired_host=desired_host, desired_status=desired_status)
+
+
+def end_vm_transition(db, vm_id, owner=None, failure_state=None, observed_host=None,
+                      observed_status=None, observed_at=None):
+    """Leave the transitional state and unlock; ``failure_state`` records a failure.
+
+    ``owner`` None ends it whoever holds it (timeout expiry, admin). Returns True if the
+    VM was in a transition that this call ended.
+    """
+    with db.writer() as session:
+        query = sa.update(models.VMState).where(models.VMState.vm_id == vm_id,
+                                                models.VMState.locked.is_(True))
+        if owner is not None:
+            query = query.where(models.VMState.lock_owner == owner)
+        values = dict(locked=False, lock_owner=None, locked_at=None, transitional_state=None,
+                      deadline_at=None, failure_state=failure_state)
+        if observed_at is not None:
+            values.update(observed_host=observed_host, observed_status=observed_status,
+                          observed_at=observed_at)
+        result = session.execute(query.values(**values)
+                                 .execution_options(synchronize_session=False))
+        return result.rowcount == 1
+
+
+def record_vm_observation(db, vm_id, host, status, observed_at):
+    """Store what Nova reports of a VM; a failure it contradicts is corrected (late answer).
+
+    Returns the failure state that was cleared, if any. Older observations than the
+    stored one are ignored.
+    """
+    with db.writer() as session:
+        row = session.get(models.VMState, vm_id)
+        if row is None:
+            row = models.VMState(vm_id=vm_id, locked=False)
+            session.add(row)
+        if row.observed_at is not None and observed_at < row.observed_at:
+            return None
+        row.observed_host, row.observed_status, row.observed_at = host, status, observed_at
+        cleared = None
+        if (row.failure_state and row.desired_host in (None, host)
+                and row.desired_status in (None, status)):
+            cleared, row.failure_state = row.failure_state, None
+        return cleared
+
+
+def list_overdue_transitions(db, now):
+    """VMs whose transitional state outlived its deadline: (vm_id, state, owner, locked_at)."""
+    query = sa.select(models.VMState.vm_id, models.VMState.transitional_state,
+                      models.VMState.lock_owner, models.VMState.locked_at).where(
+        models.VMState.transitional_state.is_not(None), models.VMState.deadline_at < now)
+    with db.reader() as session:
+        return [tuple(row) for row in session.execute(query)]

@@ -1,0 +1,1 @@
+"""VM lifecycle discipline: desired vs observed status, the atomic lock, timeouts, history."""

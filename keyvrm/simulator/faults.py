@@ -34,7 +34,7 @@ def host_recovers(region: r.Region, params: dict) -> None:
     """Power and network back: the host boots, nova-compute reports again."""
     for host in _hosts(region, params):
         host.bmc_mode = r.BMC_OK
-        region.set_host_condition(host, partitioned=False)
+        region.set_host_condition(host, partitioned=False, agent_running=True)
         if not host.powered:
             power.power_up(region, host)
         else:
@@ -73,6 +73,21 @@ def _restart_compute(region, hosts):
     for host in hosts:
         region.set_host_condition(host, compute_running=True)
     region.record_fault("compute_restarts", [h.name for h in hosts])
+
+
+def heartbeat_stops(region: r.Region, params: dict) -> None:
+    """The heartbeat agent stops on live hosts (nova-compute keeps reporting)."""
+    hosts = _hosts(region, params)
+    for host in hosts:
+        region.set_host_condition(host, agent_running=False)
+    region.record_fault("heartbeat_stops", params["hosts"])
+    _heal_later(region, params, _restart_agent, region, hosts)
+
+
+def _restart_agent(region, hosts):
+    for host in hosts:
+        region.set_host_condition(host, agent_running=True)
+    region.record_fault("heartbeat_restarts", [h.name for h in hosts])
 
 
 def interface_down(region: r.Region, params: dict) -> None:
@@ -149,6 +164,7 @@ FAULTS = {
     "host_recovers": (host_recovers, (), True),
     "network_partition": (network_partition, ("duration_s",), True),
     "compute_stops": (compute_stops, ("duration_s",), True),
+    "heartbeat_stops": (heartbeat_stops, ("duration_s",), True),
     "interface_down": (interface_down, ("interface", "duration_s"), True),
     "bmc_fault": (bmc_fault, ("mode", "duration_s"), True),
     "nova_api_503": (nova_api_503, ("duration_s",), False),

@@ -91,7 +91,8 @@ class Host:
         "cpu_allocation_ratio", "ram_allocation_ratio", "reserved_vcpus", "reserved_ram_mb",
         "hugepage_size_kb", "hugepages_total", "net_capacity_mbps", "interfaces", "host_ip",
         "hypervisor_type", "hypervisor_version", "traits", "capabilities",
-        "powered", "partitioned", "compute_running", "forced_down", "disabled",
+        "powered", "partitioned", "compute_running", "agent_running", "forced_down",
+        "disabled",
         "disabled_reason", "bmc_mode", "down_interfaces", "used_vcpus", "used_ram_mb",
         "orphan_vcpus", "orphan_ram_mb", "vms",
         "hb_frozen_s", "hb_resumed_s", "svc_frozen_s", "svc_resumed_s",
@@ -127,6 +128,7 @@ class Host:
         self.powered = True
         self.partitioned = False
         self.compute_running = True
+        self.agent_running = True
         self.forced_down = False
         self.disabled = False
         self.disabled_reason = None
@@ -153,7 +155,7 @@ class Host:
     @property
     def heartbeat_writing(self) -> bool:
         """The heartbeat agent runs and its writes reach the store."""
-        return self.powered and not self.partitioned
+        return self.powered and self.agent_running and not self.partitioned
 
     @property
     def compute_reporting(self) -> bool:
@@ -349,7 +351,7 @@ class Region:
         return updated is None or self.now - updated > self.options.service_down_time_s
 
     def set_host_condition(self, host: Host, powered=None, partitioned=None,
-                           compute_running=None):
+                           compute_running=None, agent_running=None):
         """Change what runs on a host, freezing or resuming its periodic writers."""
         hb_before, svc_before = host.heartbeat_writing, host.compute_reporting
         last_hb, last_svc = self.last_heartbeat(host), self.service_updated_at(host)
@@ -359,6 +361,8 @@ class Region:
             host.partitioned = partitioned
         if compute_running is not None:
             host.compute_running = compute_running
+        if agent_running is not None:
+            host.agent_running = agent_running
         if hb_before and not host.heartbeat_writing:
             host.hb_frozen_s = last_hb if last_hb is not None else -math.inf
         elif not hb_before and host.heartbeat_writing:

@@ -86,3 +86,14 @@ def test_real_time_runner_follows_the_wall_clock_at_its_speed():
     wall[0] += 1.0
     runner.step()
     assert region.clock.elapsed_s == 120 and not region.hosts["cmp-1"].powered
+
+
+def test_stopped_heartbeat_agent_goes_stale_while_compute_stays_up_until_restarted():
+    region = small_region()
+    host = region.hosts["cmp-1"]
+    faults.heartbeat_stops(region, {"hosts": ["cmp-1"], "duration_s": 300})
+    region.clock.advance(200)
+    assert region.now - region.last_heartbeat(host) >= 200
+    assert not region.service_is_down(host)
+    region.clock.advance(150)
+    assert region.now - region.last_heartbeat(host) <= 10

@@ -12,12 +12,12 @@ from oslo_config import cfg
 import sqlalchemy.engine
 
 from keyvrm import conf as keyvrm_conf
-from keyvrm import exception
-from keyvrm import service
 from keyvrm.db import api as db_api
 from keyvrm.db import migration
 from keyvrm.db import session as db_session
+from keyvrm import exception
 from keyvrm.model import settings
+from keyvrm import service
 
 
 def _db():

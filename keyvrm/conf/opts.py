@@ -1,7 +1,7 @@
 """Entry point of oslo-config-generator: every KeyVRM option, grouped as registered."""
 
-from keyvrm.conf import GROUP_MODULES
 from keyvrm.conf import database
+from keyvrm.conf import GROUP_MODULES
 
 
 def list_opts():

@@ -8,12 +8,12 @@ import dataclasses
 import datetime
 import uuid
 
-import sqlalchemy as sa
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
+import sqlalchemy as sa
 
-from keyvrm import exception
 from keyvrm.db import models
+from keyvrm import exception
 from keyvrm.model import codec
 from keyvrm.model import settings
 from keyvrm.model import snapshot as snapshot_model

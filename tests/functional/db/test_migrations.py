@@ -2,9 +2,9 @@
 
 import unittest
 
+from oslo_db.sqlalchemy import test_migrations
 import pytest
 import sqlalchemy as sa
-from oslo_db.sqlalchemy import test_migrations
 
 from keyvrm.db import migration
 from keyvrm.db import models

@@ -4,8 +4,8 @@ import threading
 
 import pytest
 
-from keyvrm import exception
 from keyvrm.db import api as db_api
+from keyvrm import exception
 
 
 def _race(url, vm_id, workers=2):

@@ -5,8 +5,8 @@ import threading
 
 import pytest
 
-from keyvrm import exception
 from keyvrm.db import api as db_api
+from keyvrm import exception
 from keyvrm.lifecycle import tracker
 
 TIMEOUTS = {"migrating": 6 * 3600, "stopping": 1800}

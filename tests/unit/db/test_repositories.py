@@ -4,8 +4,8 @@ import datetime
 
 import pytest
 
-from keyvrm import exception
 from keyvrm.db import api as db_api
+from keyvrm import exception
 from keyvrm.model import snapshot as m
 
 

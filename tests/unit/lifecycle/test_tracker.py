@@ -2,12 +2,12 @@
 
 import datetime
 
-import pytest
 from oslo_config import cfg
+import pytest
 
 from keyvrm import conf as keyvrm_conf
-from keyvrm import exception
 from keyvrm.db import api as db_api
+from keyvrm import exception
 from keyvrm.lifecycle import states
 from keyvrm.lifecycle import tracker
 

@@ -2,13 +2,12 @@
 
 Supported forms, as in Nova: ``= N`` (numeric >=), ``== N``, ``!= N``, ``>= N``, ``<= N``,
 ``s== v``, ``s!= v``, ``s< v``, ``s<= v``, ``s> v``, ``s>= v``, ``<in> v`` (substring),
-``<all-in> a b`` (every word in a list value), ``<or> a <or> b``; anything else is an
-exact string comparison.
+``<all-in> a b`` (every word in the value), ``<or> a <or> b``; anything else is an exact
+string comparison.
 """
 
 from __future__ import annotations
 
-import ast
 import operator
 
 
@@ -26,41 +25,34 @@ def _numeric(compare):
     return check
 
 
-def _all_in(value, wanted_words):
-    try:
-        have = ast.literal_eval(str(value))
-    except (ValueError, SyntaxError):
-        have = str(value)
-    if isinstance(have, str):
-        have = [have]
-    return all(word in have for word in wanted_words)
-
-
-_STRING_OPS = {
+_OPS = {
     "s==": operator.eq, "s!=": operator.ne, "s<": operator.lt,
     "s<=": operator.le, "s>": operator.gt, "s>=": operator.ge,
-}
-_NUMERIC_OPS = {
+    "<in>": lambda value, wanted: wanted in value,
     "=": _numeric(operator.ge), "==": _numeric(operator.eq), "!=": _numeric(operator.ne),
     ">=": _numeric(operator.ge), "<=": _numeric(operator.le),
 }
 
 
 def match(value, requirement) -> bool:
-    """Return whether a host's ``value`` satisfies the extra-spec ``requirement``."""
+    """Return whether a host's ``value`` satisfies the extra-spec ``requirement``.
+
+    As in Nova, an operator compares with the first word after it, and an operator
+    without an operand never matches. Unlike Nova, a numeric operator on a value that is
+    not a number does not match (Nova raises).
+    """
     words = str(requirement).split()
-    if not words:
-        return str(value) == str(requirement)
-    op, args = words[0], words[1:]
+    op = words[0] if words else None
+    if op != "<or>" and op not in _OPS and op != "<all-in>":
+        return value == requirement
+    if value is None:
+        return False
+    value = str(value)
+    args = words[1:]
     if op == "<or>":
-        choices = [w for w in words if w != "<or>"]
-        return str(value) in choices
-    if op == "<in>" and args:
-        return " ".join(args) in str(value)
-    if op == "<all-in>" and args:
-        return _all_in(value, args)
-    if op in _STRING_OPS and args:
-        return _STRING_OPS[op](str(value), " ".join(args))
-    if op in _NUMERIC_OPS and args:
-        return _NUMERIC_OPS[op](value, args[0])
-    return str(value) == str(requirement)
+        return value in args[0::2]
+    if not args:
+        return False
+    if op == "<all-in>":
+        return all(word in value for word in args)
+    return bool(_OPS[op](value, args[0]))

@@ -27,15 +27,13 @@ class NumInstancesFilter(HostFilter):
 class AggregateNumInstancesFilter(NumInstancesFilter):
     """As NumInstancesFilter, with the limit taken from aggregate metadata.
 
-    The limit is the smallest aggregate ``max_instances_per_host`` value, else the
-    configured one.
+    The limit is the smallest aggregate ``max_instances_per_host`` value, else (none set,
+    or one not an integer) the configured one.
     """
 
     def limit_for(self, host_state):
-        values = []
-        for value in host_state.aggregate_metadata.get("max_instances_per_host", ()):
-            try:
-                values.append(int(value))
-            except ValueError:
-                continue
+        try:
+            values = [int(v) for v in host_state.aggregate_values("max_instances_per_host")]
+        except ValueError:
+            return self.max_instances_per_host
         return min(values) if values else self.max_instances_per_host

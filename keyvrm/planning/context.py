@@ -11,7 +11,7 @@ import dataclasses
 from keyvrm.model import snapshot as m
 from keyvrm.scheduling import capacity
 from keyvrm.scheduling import filters as filters_mod
-from keyvrm.scheduling.host_state import HostState
+from keyvrm.scheduling.host_state import HostStates
 from keyvrm.scheduling.selector import TargetSelector
 
 
@@ -29,22 +29,22 @@ class AggregateContext:
 
 def build_context(snapshot: m.RegionSnapshot, aggregate: str, nova_filters, busy: m.BusySet,
                   index=None, filter_options=None, project_headroom=None) -> AggregateContext:
-    """Return the planning context of ``aggregate`` (empty if the snapshot does not know it)."""
+    """Return the planning context of ``aggregate`` (empty if the snapshot does not know it).
+
+    Host states are built lazily, so a plan touching few hosts costs little even in a
+    large aggregate.
+    """
     index = index or snapshot.index()
     hosts = tuple(index.hypervisors_of(aggregate))
-    states = {}
-    vms_by_host = {}
-    aggregate_vms = []
-    for hypervisor in hosts:
-        vms = index.vms_on(hypervisor.name)
-        vms_by_host[hypervisor.name] = vms
-        aggregate_vms.extend(vms)
+    vms_by_host = {h.name: index.vms_on(h.name) for h in hosts}
+
+    def aggregates_of(hypervisor):
         names = tuple(hypervisor.aggregates) + (
             () if aggregate in hypervisor.aggregates else (aggregate,))
-        aggregates = tuple(index.aggregates[name] for name in names if name in index.aggregates)
-        states[hypervisor.name] = HostState(hypervisor, aggregates, vms)
-    ledger = capacity.Ledger(states, aggregate_vms, project_headroom=project_headroom,
-                             other_vms=index.vms)
+        return tuple(index.aggregates[name] for name in names if name in index.aggregates)
+
+    states = HostStates(hosts, aggregates_of, index.vms_on)
+    ledger = capacity.Ledger(states, index.vms, project_headroom=project_headroom)
     selector = TargetSelector(ledger, filters_mod.build_filters(nova_filters, filter_options),
                               frozenset(busy.hosts), index.server_groups, index.images)
     return AggregateContext(aggregate, hosts, vms_by_host, ledger, selector, index)

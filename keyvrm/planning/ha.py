@@ -30,7 +30,9 @@ Targets are the aggregate's other hosts, most free RAM first (Nova's RAM weigher
 
 from __future__ import annotations
 
+import collections
 import dataclasses
+import heapq
 from typing import Optional
 
 from keyvrm.model import snapshot as m
@@ -40,6 +42,7 @@ from keyvrm.planning.plan import Plan
 from keyvrm.planning.plan import PlannedMove
 from keyvrm.planning import reasons
 from keyvrm.scheduling import capacity
+from keyvrm.scheduling.selector import is_online
 
 FAILED = "failed"
 UNSAFE = "unsafe"
@@ -220,26 +223,46 @@ def _no_target_reason(vm, rejections, online_candidates):
 
 
 def _place(ctx, vms, excluded_hosts, ha_round, avoid_targets):
-    """Place ``vms`` in order; return (moves, reasons)."""
+    """Place ``vms`` in order, most free RAM first; return (moves, reasons).
+
+    Candidates sit in a heap keyed by free RAM; an entry whose host's free RAM changed
+    since it was pushed is refreshed when popped, so each VM examines only the hosts it
+    needs (all of them only when it finds no target).
+    """
     ledger = ctx.ledger
     selector = ctx.selector
+    states = ledger.hosts
     candidate_names = [h.name for h in ctx.hosts if h.name not in excluded_hosts]
-    online = [n for n in candidate_names
-              if n not in selector.busy_hosts and ledger.hosts[n].hypervisor.service
-              is not None and ledger.hosts[n].hypervisor.service.is_up]
+    online = any(is_online(h) for h in ctx.hosts
+                 if h.name not in excluded_hosts and h.name not in selector.busy_hosts)
+    heap = [(-states.free_of(n, m.MEMORY_MB), n) for n in candidate_names]
+    heapq.heapify(heap)
     moves, found = [], []
     for vm in vms:
-        source = vm.host
         request = selector.request_for(vm, ignore_hosts=excluded_hosts)
         avoid = avoid_targets.get(vm.id)
-        ranked = sorted((n for n in candidate_names if n != avoid),
-                        key=lambda n: (-ledger.hosts[n].free(m.MEMORY_MB), n))
-        target, rejections = selector.pick(request, ranked)
+        target, rejections, examined = None, collections.Counter(), []
+        while heap:
+            neg_free, name = heapq.heappop(heap)
+            current = -states.free_of(name, m.MEMORY_MB)
+            if current != neg_free:
+                heapq.heappush(heap, (current, name))
+                continue
+            examined.append((neg_free, name))
+            if name == avoid:
+                continue
+            why = selector.host_rejection(request, name)
+            if why is None:
+                target = name
+                break
+            rejections[why] += 1
+        for entry in examined:
+            heapq.heappush(heap, entry)
         if target is None:
             found.append(_no_target_reason(vm, rejections, online))
             continue
         ledger.move(vm, request.resources, target)
-        moves.append(PlannedMove(vm.id, EVACUATE, source, target, ha_round=ha_round,
+        moves.append(PlannedMove(vm.id, EVACUATE, vm.host, target, ha_round=ha_round,
                                  ram_mb=vm.flavor.ram_mb))
     return moves, found
 

@@ -215,8 +215,7 @@ def plan_balancing(snapshot, app_config, agg_config, busy: m.BusySet = m.BusySet
     ctx = build_context(snapshot, agg_config.name, app_config.nova_filters, busy, index,
                         filter_options)
     aggregate = agg_config.name
-    all_vms = [vm for vms in ctx.vms_by_host.values() for vm in vms]
-    huge, ordinary = hugepages_mix(all_vms)
+    huge, ordinary = hugepages_mix([vm for vms in ctx.vms_by_host.values() for vm in vms])
     if huge and ordinary:
         return Plan((), (reasons.mixed_hugepages(aggregate, huge, ordinary),))
     cooled = frozenset(vm_id for vm_id, at in (recent_moves or {}).items()

@@ -71,28 +71,27 @@ class Ledger:
     """Mutable accounting of a plan in progress: host usage and where each VM is counted.
 
     ``host_states`` maps host name to ``HostState`` (their Placement usage already counts
-    the snapshot's VMs). ``project_headroom`` optionally maps project id to the VCPU and
-    MEMORY_MB its quota still allows; it is charged only when a VM that is counted
-    nowhere is placed, since moving a counted VM does not change a project's usage.
-    ``other_vms`` (id -> VM) answers where VMs outside ``vms`` are (e.g. server-group
-    members on hosts of other aggregates); the ledger never moves them.
+    the snapshot's VMs); it may build states lazily. ``vms_by_id`` (id -> VM) says where
+    the snapshot counts each VM; the ledger records only the moves made since.
+    ``project_headroom`` optionally maps project id to the VCPU and MEMORY_MB its quota
+    still allows; it is charged only when a VM that is counted nowhere is placed, since
+    moving a counted VM does not change a project's usage.
     """
 
-    def __init__(self, host_states: dict, vms=(), project_headroom: Optional[dict] = None,
-                 other_vms: Optional[dict] = None):
+    def __init__(self, host_states, vms_by_id: dict, project_headroom: Optional[dict] = None):
         self.hosts = host_states
-        self._other_vms = other_vms or {}
-        self._location = {vm.id: vm.host for vm in vms}
+        self._vms = vms_by_id
+        self._moved = {}
         self._requests = {}
         self._page_sizes = {}
         self._headroom = {p: dict(h) for p, h in (project_headroom or {}).items()}
 
     def location(self, vm_id: str) -> Optional[str]:
         """Host on which the ledger counts ``vm_id`` now (None: counted nowhere)."""
-        if vm_id in self._location:
-            return self._location[vm_id]
-        other = self._other_vms.get(vm_id)
-        return other.host if other is not None else None
+        if vm_id in self._moved:
+            return self._moved[vm_id]
+        vm = self._vms.get(vm_id)
+        return vm.host if vm is not None else None
 
     def quota_rejection(self, vm: m.VM, request: ResourceRequest) -> Optional[str]:
         """QUOTA_EXCEEDED when placing a VM counted nowhere would exceed its project's quota."""
@@ -138,7 +137,7 @@ class Ledger:
                 state.hugepages_free[size_kb] -= hugepages.pages_needed(request.ram_mb, size_kb)
                 self._page_sizes[vm.id] = size_kb
         state.add_instance(vm)
-        self._location[vm.id] = target
+        self._moved[vm.id] = target
         self._requests[vm.id] = request
 
     def _release(self, vm: m.VM, request: ResourceRequest, state) -> None:

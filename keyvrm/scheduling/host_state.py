@@ -92,3 +92,37 @@ class HostState:
         if excluding_vm is not None and excluding_vm in self.instance_ids:
             count -= 1
         return count
+
+
+class HostStates:
+    """Host name -> HostState for a set of hypervisors, each built on first use.
+
+    ``free_of`` answers a host's free amount without building its state, so a planner
+    can rank thousands of hosts and build only the few it examines.
+    """
+
+    def __init__(self, hypervisors, aggregates_of, vms_on):
+        self._hypervisors = {h.name: h for h in hypervisors}
+        self._aggregates_of = aggregates_of
+        self._vms_on = vms_on
+        self._states = {}
+
+    def __contains__(self, name) -> bool:
+        return name in self._hypervisors
+
+    def __getitem__(self, name) -> HostState:
+        state = self._states.get(name)
+        if state is None:
+            hypervisor = self._hypervisors[name]
+            state = HostState(hypervisor, self._aggregates_of(hypervisor),
+                              self._vms_on(name))
+            self._states[name] = state
+        return state
+
+    def free_of(self, name, resource_class) -> float:
+        """Free amount of ``resource_class`` on ``name`` (0 without inventory)."""
+        state = self._states.get(name)
+        if state is not None:
+            return state.free(resource_class)
+        inventory = self._hypervisors[name].inventories.get(resource_class)
+        return 0.0 if inventory is None else inventory.free

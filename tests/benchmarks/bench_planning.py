@@ -103,9 +103,9 @@ def _lb_run(snap, index):
                 mixed_hugepages_errors=sum(1 for _, p in plans if p.is_error))
 
 
-def run_size(hosts, seed):
+def run_size(hosts, seed, aggregate_size):
     start = time.perf_counter()
-    snap = generate_region(RegionShape(hosts=hosts), seed)
+    snap = generate_region(RegionShape(hosts=hosts, aggregate_size=aggregate_size), seed)
     gen_s = time.perf_counter() - start
     index = snap.index()
     plain = [a for a in snap.aggregates if not _is_huge_aggregate(index, a)]
@@ -122,7 +122,8 @@ def run_size(hosts, seed):
         if hit:
             fenced_by_agg[agg.name] = hit
     ha_rack_s, rack_placed, rack_bound = _ha_plan(snap, index, fenced_by_agg)
-    result = dict(hosts=hosts, vms=len(snap.vms), seed=seed, generate_s=round(gen_s, 3),
+    result = dict(hosts=hosts, vms=len(snap.vms), seed=seed, aggregate_size=aggregate_size,
+                  aggregates=len(snap.aggregates), generate_s=round(gen_s, 3),
                   ha_one_host_s=round(ha_one_s, 4), ha_one_host_placed=one_placed,
                   ha_one_host_bound=one_bound, ha_rack_hosts=rack,
                   ha_rack_s=round(ha_rack_s, 4), ha_rack_placed=rack_placed,
@@ -142,10 +143,13 @@ def main(argv=None):
                         help="comma-separated host counts to benchmark (default %(default)s)")
     parser.add_argument("--seed", type=int, default=42,
                         help="seed of the region generator (default %(default)s)")
+    parser.add_argument("--aggregate-size", type=int, default=200,
+                        help="hosts per aggregate (default %(default)s); use the largest size"
+                        " to plan one region-wide aggregate")
     args = parser.parse_args(argv)
     results = []
     for size in [int(s) for s in args.sizes.split(",") if s.strip()]:
-        r = run_size(size, args.seed)
+        r = run_size(size, args.seed, args.aggregate_size)
         results.append(r)
         print("hosts=%(hosts)d vms=%(vms)d gen=%(generate_s).2fs | HA one host "
               "%(ha_one_host_s).4fs placed %(ha_one_host_placed)d/%(ha_one_host_bound)d | "

@@ -11,7 +11,7 @@ def _ledger(*hosts_and_vms, headroom=None):
     for hyper, host_vms in hosts_and_vms:
         states[hyper.name] = b.host_state(hyper, host_vms)
         vms.extend(host_vms)
-    return capacity.Ledger(states, vms, project_headroom=headroom)
+    return capacity.Ledger(states, {v.id: v for v in vms}, project_headroom=headroom)
 
 
 def test_capacity_uses_reserved_and_allocation_ratio():

@@ -32,6 +32,7 @@ BUSY = "busy"
 COOLDOWN = "cooldown"
 NOT_IMPROVING = "not_improving"
 NOT_MIGRATABLE = "not_migratable"
+VMS_REMAIN = "vms_remain"
 # Capacity codes (keyvrm.scheduling.capacity) are reasons too:
 # cpu_depleted, ram_depleted, hugepages_depleted, no_inventory, quota_exceeded,
 # no_online_hypervisor, vm_not_on_expected_host.
@@ -174,3 +175,9 @@ def not_improving(host: str, score_pct: float) -> Reason:
 def not_migratable(vm_id: str, host: str, status: str, task_state: Optional[str]) -> Reason:
     return Reason(NOT_MIGRATABLE, "VM %s is %s%s: Nova refuses to live-migrate it" % (
         vm_id, status, "/" + task_state if task_state else ""), vm_id=vm_id, host=host)
+
+
+def vms_remain(host: str, count: int) -> Reason:
+    return Reason(VMS_REMAIN, "%d VM(s) remain on fenced host %s: host in error, remaining VMs"
+                  " to be stopped, no maintenance" % (count, host), host=host,
+                  detail=(("remaining", count),))

@@ -135,3 +135,15 @@ def test_plan_is_deterministic():
     vms = [b.vm("v%d" % i, DEAD, vcpus=1 + i % 3, ram_mb=1024 * (1 + i % 5)) for i in range(9)]
     hosts = [_dead()] + [b.host("h%d" % i, ram_mb=16384) for i in range(3)]
     assert _plan(hosts, vms) == _plan(hosts, vms)
+
+
+def test_emptied_host_goes_to_maintenance():
+    outcome = ha.host_outcome_after_evacuation(DEAD, [])
+    assert outcome.maintenance and outcome.stop_vm_ids == ()
+
+
+def test_host_with_remaining_vms_is_in_error_and_they_are_stopped():
+    outcome = ha.host_outcome_after_evacuation(DEAD, ["b", "a"])
+    assert not outcome.maintenance
+    assert outcome.stop_vm_ids == ("a", "b")
+    assert outcome.reason.code == reasons.VMS_REMAIN

@@ -1,29 +1,46 @@
 """ImagePropertiesFilter: the host supports the image's architecture, hypervisor and mode."""
 
+import operator
+import re
+
 from keyvrm.scheduling.filters.base import HostFilter
 from keyvrm.scheduling.filters.base import register
 
 
-def version_to_int(text):
-    """Nova's integer form of a dotted version: "2.11.0" -> 2011000."""
-    parts = [int(p) for p in str(text).split(".")]
-    value = 0
-    for part in parts:
-        value = value * 1000 + part
-    return value * 1000 ** max(0, 3 - len(parts))
+_PREDICATE = re.compile(r"^\s*(<=|>=|<|>|!=|==)\s*([^\s,]+)\s*$")
+_COMPARE = {"<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt,
+            "!=": operator.ne, "==": operator.eq}
 
 
-def _version_ok(hv_version, requirement):
-    words = str(requirement).split()
-    op, version = (words[0], words[1]) if len(words) == 2 else ("==", words[0])
-    try:
-        wanted = version_to_int(version)
-    except ValueError:
-        return False
-    compare = {">=": hv_version >= wanted, "<=": hv_version <= wanted,
-               ">": hv_version > wanted, "<": hv_version < wanted,
-               "==": hv_version == wanted, "=": hv_version >= wanted}
-    return compare.get(op, False)
+def version_of_int(version_int):
+    """Nova's integer hypervisor version as a tuple: 6002000 -> (6, 2, 0)."""
+    parts = []
+    while version_int:
+        parts.insert(0, version_int % 1000)
+        version_int //= 1000
+    return tuple(parts)
+
+
+def _padded(a, b):
+    width = max(len(a), len(b))
+    return a + (0,) * (width - len(a)), b + (0,) * (width - len(b))
+
+
+def version_satisfies(hv_version, requirement):
+    """Whether the integer ``hv_version`` meets a predicate list such as ">=6.0, <8"."""
+    have = version_of_int(hv_version)
+    for part in str(requirement).split(","):
+        match = _PREDICATE.match(part)
+        if match is None:
+            return False
+        op, text = match.groups()
+        try:
+            want = tuple(int(p) for p in text.split("."))
+        except ValueError:
+            return False
+        if not _COMPARE[op](*_padded(have, want)):
+            return False
+    return True
 
 
 @register
@@ -52,7 +69,7 @@ class ImagePropertiesFilter(HostFilter):
             if ((not arch or arch.lower() == str(s_arch).lower())
                     and (not hv_type or hv_type.lower() == str(s_type).lower())
                     and (not vm_mode or vm_mode.lower() == str(s_mode).lower())):
-                if not (version and hv_version) or _version_ok(hv_version, version):
+                if not (version and hv_version) or version_satisfies(hv_version, version):
                     return None
                 return "hypervisor version %s does not satisfy %s" % (hv_version, version)
         return "image needs %s/%s/%s, host does not support it" % (arch, hv_type, vm_mode)

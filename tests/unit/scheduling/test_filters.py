@@ -83,11 +83,11 @@ def test_image_properties_filter_checks_architecture_and_version():
     assert "does not support" in f.rejection(hs, b.request(b.vm("v", "x"), arm))
     x86 = m.Image("i", {"hw_architecture": "x86_64", "img_hv_type": "QEMU"})
     assert f.host_passes(hs, b.request(b.vm("v", "x"), x86))
-    new = m.Image("i", {"hw_architecture": "x86_64", "img_hv_requested_version": ">= 7.0"})
+    new = m.Image("i", {"hw_architecture": "x86_64", "img_hv_requested_version": ">=7.0"})
     assert "version" in f.rejection(hs, b.request(b.vm("v", "x"), new))
-    old = m.Image("i", {"hw_architecture": "x86_64", "img_hv_requested_version": ">= 6.1"})
+    old = m.Image("i", {"hw_architecture": "x86_64", "img_hv_requested_version": ">= 6.1, <7"})
     assert f.host_passes(hs, b.request(b.vm("v", "x"), old))
-    version_only = m.Image("i", {"img_hv_requested_version": ">= 7.0"})
+    version_only = m.Image("i", {"img_hv_requested_version": ">=7.0"})
     assert f.host_passes(hs, b.request(b.vm("v", "x"), version_only))
 
 

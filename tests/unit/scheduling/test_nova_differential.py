@@ -19,6 +19,7 @@ from nova.scheduler.filters import aggregate_instance_extra_specs as n_aies  # n
 from nova.scheduler.filters import aggregate_multitenancy_isolation as n_amti  # noqa: E402
 from nova.scheduler.filters import compute_capabilities_filter as n_ccf  # noqa: E402
 from nova.scheduler.filters import extra_specs_ops as n_ops  # noqa: E402
+from nova.scheduler.filters import image_props_filter as n_ipf  # noqa: E402
 from nova.scheduler.filters import isolated_hosts_filter as n_ihf  # noqa: E402
 from nova.scheduler.filters import num_instances_filter as n_nif  # noqa: E402
 from nova.scheduler.filters import type_filter as n_tf  # noqa: E402
@@ -222,3 +223,27 @@ def test_same_and_different_host_agree_with_nova(on_host, hinted):
         affinity_filter.SameHostFilter().host_passes(nova_host, spec)
     assert _ours("DifferentHostFilter", ours_host, req) == \
         affinity_filter.DifferentHostFilter().host_passes(nova_host, spec)
+
+
+supported = st.lists(st.tuples(st.sampled_from(["x86_64", "aarch64"]),
+                               st.sampled_from(["qemu", "kvm"]),
+                               st.sampled_from(["hvm", "xen"])), max_size=2)
+
+
+@settings(max_examples=200, deadline=None)
+@given(supported, st.sampled_from([0, 6002000, 8000000]),
+       st.fixed_dictionaries({}, optional={
+           "hw_architecture": st.sampled_from(["x86_64", "aarch64"]),
+           "img_hv_type": st.sampled_from(["qemu", "kvm"]),
+           "hw_vm_mode": st.sampled_from(["hvm", "xen"]),
+           "img_hv_requested_version": st.sampled_from([">=6.0", ">= 7.0, <9", "<6.2"])}))
+def test_image_properties_agrees_with_nova(instances, hv_version, props):
+    image = objects.ImageMeta.from_dict({"properties": dict(props)})
+    nova_host = _nova_host(supported_instances=[tuple(i) for i in instances],
+                           hypervisor_version=hv_version, cpu_info={})
+    nova_says = n_ipf.ImagePropertiesFilter().host_passes(
+        nova_host, objects.RequestSpec(image=image))
+    ours = _ours("ImagePropertiesFilter", _our_host(
+        capabilities={"supported_instances": [list(i) for i in instances]},
+        hypervisor_version=hv_version), b.request(b.vm("v", "x"), m.Image("i", dict(props))))
+    assert ours == nova_says

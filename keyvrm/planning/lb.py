@@ -8,7 +8,9 @@ targets least loaded first, and a move is kept only if the source improves, the 
 stays <= ``lb_target_max_load`` after it, the gap between them shrinks by at least
 ``min_improvement_pct`` (no ping-pong), and busy/no_migr/cool-down VMs, busy hosts,
 capacity, server groups and the Nova filters allow it. Each move carries its load
-calculation and is counted (ledger and loads) before the next one is chosen.
+calculation and is counted (ledger and loads) before the next one is chosen. When an
+overloaded host gets no move, its ``no_target`` reason counts the checks that failed
+over every (VM, candidate host) pair tried.
 """
 
 from __future__ import annotations
@@ -130,7 +132,9 @@ class _Balancer:
             moved += 1
         if moved == 0:
             if rejections:
-                self.reasons.append(reasons.no_target(source, rejections, host=source))
+                self.reasons.append(reasons.no_target(
+                    "overloaded %s (counts are VM x host checks)" % source, rejections,
+                    host=source))
             else:
                 self.reasons.append(reasons.not_improving(source, self.scores[source]))
 

@@ -82,7 +82,6 @@ class Ledger:
         self.hosts = host_states
         self._vms = vms_by_id
         self._moved = {}
-        self._requests = {}
         self._page_sizes = {}
         self._headroom = {p: dict(h) for p, h in (project_headroom or {}).items()}
 
@@ -138,7 +137,6 @@ class Ledger:
                 self._page_sizes[vm.id] = size_kb
         state.add_instance(vm)
         self._moved[vm.id] = target
-        self._requests[vm.id] = request
 
     def _release(self, vm: m.VM, request: ResourceRequest, state) -> None:
         state.used[m.VCPU] = state.used.get(m.VCPU, 0.0) - request.vcpus

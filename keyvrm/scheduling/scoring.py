@@ -31,7 +31,11 @@ class Load:
         return (self.cpu_pct, self.ram_pct, self.net_pct, self.hugepages_pct)
 
     def shifted(self, delta: "Load", sign: int) -> "Load":
-        """This load with ``delta`` added (sign 1) or removed (sign -1); missing stays missing."""
+        """This load with ``delta`` added (sign 1) or removed (sign -1).
+
+        A missing utilisation stays missing; a missing part of ``delta`` changes nothing;
+        a result below 0 (estimates larger than the measured load) is clamped to 0.
+        """
         out = []
         for have, change in zip(self.values(), delta.values()):
             if have is None:

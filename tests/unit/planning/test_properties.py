@@ -11,6 +11,8 @@ from keyvrm.model.settings import AppConfig
 from keyvrm.model import snapshot as m
 from keyvrm.planning import ha
 from keyvrm.planning import lb
+from keyvrm.scheduling import hugepages
+from tests.unit.planning import regiongen
 from tests.unit.planning.regiongen import generate_region
 from tests.unit.planning.regiongen import RegionShape
 
@@ -47,10 +49,18 @@ def _assert_capacity_and_groups(snap, moves):
         added[mv.target][0] += vm.flavor.vcpus
         added[mv.target][1] += vm.flavor.ram_mb
         location[mv.vm_id] = mv.target
+    pages = collections.Counter()
+    for mv in moves:
+        vm = index.vms[mv.vm_id]
+        if hugepages.wants_hugepages(hugepages.requested_page_size(vm.flavor)):
+            pages[mv.target] += hugepages.pages_needed(vm.flavor.ram_mb, regiongen.PAGE_KB)
     for host, (vcpus, ram_mb) in added.items():
-        inv = index.hypervisors[host].inventories
+        hyper = index.hypervisors[host]
+        inv = hyper.inventories
         assert inv[m.VCPU].used + vcpus <= inv[m.VCPU].capacity
         assert inv[m.MEMORY_MB].used + ram_mb <= inv[m.MEMORY_MB].capacity
+        free_pages = sum(hp.free_pages for hp in hyper.hugepages)
+        assert pages[host] <= free_pages
     for group in snap.server_groups:
         if group.policy != m.ANTI_AFFINITY:
             continue

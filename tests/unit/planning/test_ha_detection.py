@@ -96,3 +96,14 @@ def test_busy_condemned_host_is_not_fenced():
 def test_healthy_aggregate_says_no_failure():
     result = _detect(_healthy(3))
     assert [r.code for r in result.reasons] == [reasons.NO_FAILURE]
+
+
+def test_ha_never_evacuates_unfenced_host():
+    dead = [b.host("d%d" % i, state=m.SERVICE_DOWN, heartbeat_age_s=999) for i in range(3)]
+    vms = [b.vm("v%d" % i, "d%d" % i) for i in range(3)]
+    snap = b.snapshot(dead + _healthy(2), vms)
+    detection = ha.detect_failures(snap, AppConfig(), b.AGG, heartbeat_stale_after_s=STALE_S,
+                                   now_s=b.NOW_S)
+    plan = ha.plan_evacuation(snap, AppConfig(), b.agg_config(), m.BusySet(),
+                              detection.to_fence)
+    assert detection.to_fence == () and plan.moves == ()

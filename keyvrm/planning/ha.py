@@ -270,13 +270,19 @@ def _place(ctx, vms, excluded_hosts, ha_round, avoid_targets):
 def plan_evacuation(snapshot, app_config, agg_config, busy: m.BusySet, fenced_hosts, *,
                     allow_rebuild: bool = False, index=None, filter_options=None,
                     project_headroom=None) -> Plan:
-    """Round 1: plan the evacuation of every VM of the fenced hosts of one aggregate."""
+    """Round 1: plan the evacuation of every VM of the fenced hosts of one aggregate.
+
+    A fenced host that is busy (an unfinished recommendation touches it) is left alone.
+    """
     ctx = build_context(snapshot, agg_config.name, app_config.nova_filters, busy, index,
                         filter_options, project_headroom)
     fenced = frozenset(fenced_hosts)
     found = [] if app_config.nova_filters else [reasons.no_filters()]
     candidates = []
     for host in sorted(fenced):
+        if host in busy.hosts:
+            found.append(reasons.busy(None, host))
+            continue
         for vm in ctx.index.vms_on(host):
             why = _skip_reason(vm, app_config, busy, allow_rebuild)
             if why is not None:

@@ -147,3 +147,9 @@ def test_host_with_remaining_vms_is_in_error_and_they_are_stopped():
     assert not outcome.maintenance
     assert outcome.stop_vm_ids == ("a", "b")
     assert outcome.reason.code == reasons.VMS_REMAIN
+
+
+def test_busy_fenced_host_is_never_a_source():
+    plan = _plan([_dead(), b.host("h1")], [b.vm("a", DEAD)],
+                 busy=m.BusySet(hosts=frozenset({DEAD})))
+    assert plan.moves == () and _codes(plan) == [reasons.BUSY]

@@ -1,0 +1,1 @@
+"""Real fencing drivers (IPMI, Redfish, Ceph, Nova) and the HA fencing step."""

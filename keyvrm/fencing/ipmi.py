@@ -2,6 +2,7 @@
 
 import time
 
+from pyghmi import exceptions as ipmi_exceptions
 from pyghmi.ipmi import command as ipmi_command
 
 from keyvrm.fencing import base
@@ -25,8 +26,18 @@ class IpmiFencer(base.Fencer):
 
     def _fence(self, host):
         bmc = self._credentials[host].bmc
-        session = self._connect(bmc=bmc.address, userid=bmc.username,
-                                password=bmc.password.reveal(), port=bmc.port)
+        try:
+            # bytes on purpose: pyghmi stores them as bytes and matches a live session
+            # by comparing with what it is given; str never matches and the second
+            # Command to the same BMC then waits forever on a stale "logging" session.
+            session = self._connect(bmc=bmc.address, userid=bmc.username.encode(),
+                                    password=bmc.password.reveal().encode(), port=bmc.port)
+        except ipmi_exceptions.IpmiException as exc:
+            detail = str(exc) if str(exc) not in ("", "None") else "no answer"
+            return False, f"IPMI login to {bmc.address}:{bmc.port} failed: {detail}"
+        return self._power_off(session)
+
+    def _power_off(self, session):
         if self._power_state(session) == POWER_OFF:
             return True, "power already off"
         session.set_power(POWER_OFF, wait=False)

@@ -59,6 +59,10 @@ class CloudDriver(abc.ABC):
         """The nova-compute service of every host, with state and admin status."""
 
     @abc.abstractmethod
+    def get_service(self, host: str) -> snapshot.ComputeService:
+        """A fresh read of one host's nova-compute service (``NotFoundInCloud`` if unknown)."""
+
+    @abc.abstractmethod
     def list_hypervisors(self) -> list[snapshot.Hypervisor]:
         """Capacity records of every hypervisor.
 

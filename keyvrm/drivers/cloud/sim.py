@@ -67,6 +67,13 @@ class SimCloudDriver(base.CloudDriver):
         return [self._service(h) for h in self.region.hosts.values()]
 
     @r.synchronized
+    def get_service(self, host):
+        self.compute.check_api()
+        if host not in self.region.hosts:
+            raise NotFoundInCloud(f"Compute host {host} could not be found.")
+        return self._service(self.region.hosts[host])
+
+    @r.synchronized
     def list_hypervisors(self):
         self.compute.check_api()
         out = []

@@ -16,8 +16,10 @@ opts = [
     cfg.StrOpt("ceph_conf", default="/etc/ceph/ceph.conf", help="ceph.conf for blocklisting."),
     cfg.StrOpt("ceph_client_name", default="client.admin",
                help="Ceph client with `osd blocklist` rights."),
-    cfg.IntOpt("ceph_blocklist_expire", default=0, min=0,
-               help="Seconds a blocklist entry lasts (0: Ceph's default, one hour)."),
+    cfg.IntOpt("ceph_blocklist_expire", default=7 * 24 * 3600, min=60,
+               help="Seconds a Ceph blocklist entry lasts: long enough for an operator to "
+                    "repair the host and remove the entry by hand (Ceph's own default is one "
+                    "hour, after which a half-dead host could write again)."),
 ]
 
 

@@ -3,8 +3,11 @@
 For each size it generates a region (tests/unit/planning/regiongen.py) and prints: the
 HA plan time for one failed host and for a 5% rack failure, the LB plan time over all
 aggregates, peak RSS, LB imbalance (std dev of syn_score) before/after, migrations, GB
-of RAM moved, and HA VMs placed against a simple capacity upper bound. The last line is
-one JSON document with every figure. Targets: LB <= 1 s at 1k hosts / 20k VMs and
+of RAM moved, and HA VMs placed against a simple capacity upper bound and, where the
+instance is small enough, against the exact optimum of the rack case (a MILP solved by
+HiGHS through scipy.optimize.milp, see ha_optimum.py; "n/a" when skipped). Extra rows
+compare the rack case with the optimum at fixed fills (85% by default) over several
+seeds, with medians. The last line is one JSON document with every figure. Targets: LB <= 1 s at 1k hosts / 20k VMs and
 <= 15 s at 10k / 200k; HA <= 200 ms for one host at 10k hosts.
 """
 
@@ -27,6 +30,11 @@ from keyvrm.scheduling import hugepages  # noqa: E402
 from keyvrm.scheduling import scoring  # noqa: E402
 from tests.unit.planning.regiongen import generate_region  # noqa: E402
 from tests.unit.planning.regiongen import RegionShape  # noqa: E402
+
+try:  # scipy (HiGHS) is a benchmark-only dependency: tests/benchmarks/requirements.txt
+    from tests.benchmarks import ha_optimum  # noqa: E402
+except ImportError:  # run without scipy: the optimum columns print n/a
+    ha_optimum = None
 
 APP = AppConfig(enabled=True)
 
@@ -77,6 +85,65 @@ def _ha_plan(snap, index, fenced_by_agg):
     return elapsed, placed, bound
 
 
+def _ha_optimum(snap, index, fenced_by_agg, opts):
+    """Exact optimum of VMs placed over all fenced aggregates, or a reason it is n/a.
+
+    Returns dict(optimum, solve_s, status); optimum is None when scipy is missing, an
+    aggregate is beyond the size limits, or the solver found no solution in time.
+    """
+    if ha_optimum is None:
+        return dict(optimum=None, solve_s=None, status="no_scipy")
+    total, solve_s, statuses = 0, 0.0, set()
+    for agg_name, fenced in fenced_by_agg.items():
+        r = ha_optimum.build_and_solve(
+            snap, APP, agg_name, fenced, index=index, time_limit_s=opts.milp_time_limit,
+            per_vm=opts.milp_per_vm, max_hosts=opts.milp_max_hosts, max_vms=opts.milp_max_vms)
+        statuses.add(r["status"])
+        if r["optimum"] is None:
+            return dict(optimum=None, solve_s=None, status=r["status"])
+        total += r["optimum"]
+        solve_s += r["solve_s"]
+    status = "time_limit" if "time_limit" in statuses else "optimal"
+    return dict(optimum=total, solve_s=round(solve_s, 3), status=status)
+
+
+def _rack(snap, hosts):
+    """The rack-failure case: 5% of the hosts, contiguous, from a third of the region."""
+    rack = max(1, hosts // 20)
+    names = [h.name for h in snap.hypervisors]
+    first = len(names) // 3
+    rack_hosts = set(names[first:first + rack])
+    fenced_by_agg = {}
+    for agg in snap.aggregates:
+        hit = [h for h in agg.hosts if h in rack_hosts]
+        if hit:
+            fenced_by_agg[agg.name] = hit
+    return rack, fenced_by_agg
+
+
+def _ratio(placed, optimum):
+    if optimum is None:
+        return None
+    return round(100.0 * placed / optimum, 2) if optimum else 100.0
+
+
+def _fmt(value, fmt):
+    return "n/a" if value is None else fmt % value
+
+
+def _fill_txt(fill):
+    return "%g" % fill[0] if fill[0] == fill[1] else "%g-%g" % tuple(fill)
+
+
+def _parse_fill(text):
+    """"0.85" -> (0.85, 0.85); "0.5-0.95" -> (0.5, 0.95)."""
+    parts = [float(p) for p in text.split("-")]
+    low, high = (parts[0], parts[0]) if len(parts) == 1 else (parts[0], parts[1])
+    if not 0 < low <= high <= 1:
+        raise argparse.ArgumentTypeError("fill must be F or LOW-HIGH within (0, 1]")
+    return (low, high)
+
+
 def _lb_run(snap, index):
     start = time.perf_counter()
     plans = []
@@ -96,38 +163,41 @@ def _lb_run(snap, index):
     scored_after = [s for s in after.values() if s is not None]
     return dict(lb_plan_s=round(elapsed, 4), migrations=len(moves),
                 ram_moved_gb=round(sum(mv.ram_mb for mv in moves) / 1024.0, 1),
-                imbalance_before_pct=round(statistics.pstdev(scored_before), 2),
-                imbalance_after_pct=round(statistics.pstdev(scored_after), 2),
+                imbalance_before_pct=_pstdev(scored_before),
+                imbalance_after_pct=_pstdev(scored_after),
                 overloaded_before=sum(1 for s in scored_before if s > 80),
                 overloaded_after=sum(1 for s in scored_after if s > 80),
                 mixed_hugepages_errors=sum(1 for _, p in plans if p.is_error))
 
 
-def run_size(hosts, seed, aggregate_size):
+def _pstdev(values):
+    # A region made only of HugePages aggregates has no LB-scored host.
+    return round(statistics.pstdev(values), 2) if values else None
+
+
+def run_size(hosts, seed, aggregate_size, fill, opts):
     start = time.perf_counter()
-    snap = generate_region(RegionShape(hosts=hosts, aggregate_size=aggregate_size), seed)
+    snap = generate_region(RegionShape(hosts=hosts, aggregate_size=aggregate_size, fill=fill),
+                           seed)
     gen_s = time.perf_counter() - start
     index = snap.index()
     plain = [a for a in snap.aggregates if not _is_huge_aggregate(index, a)]
     one_agg = plain[0] if plain else snap.aggregates[0]
     failed = max(one_agg.hosts, key=lambda h: (len(index.vms_on(h)), h))
     ha_one_s, one_placed, one_bound = _ha_plan(snap, index, {one_agg.name: [failed]})
-    rack = max(1, hosts // 20)
-    names = [h.name for h in snap.hypervisors]
-    first = len(names) // 3
-    rack_hosts = set(names[first:first + rack])
-    fenced_by_agg = {}
-    for agg in snap.aggregates:
-        hit = [h for h in agg.hosts if h in rack_hosts]
-        if hit:
-            fenced_by_agg[agg.name] = hit
+    rack, fenced_by_agg = _rack(snap, hosts)
     ha_rack_s, rack_placed, rack_bound = _ha_plan(snap, index, fenced_by_agg)
+    opt = _ha_optimum(snap, index, fenced_by_agg, opts)
     result = dict(hosts=hosts, vms=len(snap.vms), seed=seed, aggregate_size=aggregate_size,
+                  fill=list(fill),
                   aggregates=len(snap.aggregates), generate_s=round(gen_s, 3),
                   ha_one_host_s=round(ha_one_s, 4), ha_one_host_placed=one_placed,
                   ha_one_host_bound=one_bound, ha_rack_hosts=rack,
                   ha_rack_s=round(ha_rack_s, 4), ha_rack_placed=rack_placed,
-                  ha_rack_bound=rack_bound)
+                  ha_rack_bound=rack_bound, ha_rack_optimum=opt["optimum"],
+                  ha_rack_optimum_status=opt["status"],
+                  ha_rack_ratio_pct=_ratio(rack_placed, opt["optimum"]),
+                  ha_rack_solve_s=opt["solve_s"])
     result.update(_lb_run(snap, index))
     result["peak_rss_mb"] = round(
         resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, 1)
@@ -135,6 +205,60 @@ def run_size(hosts, seed, aggregate_size):
         hugepages.requested_page_size(vm.flavor)))
     result["hugepage_vms"] = huge_vms
     return result
+
+
+def run_optimality(hosts, seed, aggregate_size, fill, opts):
+    """Rack case only: planner placed against the exact optimum on one generated region."""
+    snap = generate_region(RegionShape(hosts=hosts, aggregate_size=aggregate_size, fill=fill),
+                           seed)
+    index = snap.index()
+    rack, fenced_by_agg = _rack(snap, hosts)
+    ha_rack_s, placed, bound = _ha_plan(snap, index, fenced_by_agg)
+    opt = _ha_optimum(snap, index, fenced_by_agg, opts)
+    return dict(hosts=hosts, seed=seed, fill=list(fill), rack_hosts=rack,
+                evacuable=sum(len(_evacuable(index, f)) for f in fenced_by_agg.values()),
+                ha_rack_s=round(ha_rack_s, 4), placed=placed, bound=bound,
+                optimum=opt["optimum"], status=opt["status"],
+                ratio_pct=_ratio(placed, opt["optimum"]), solve_s=opt["solve_s"])
+
+
+def _median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def _optimality_rows(args, opts):
+    rows, summaries = [], []
+    seeds = [args.seed + i for i in range(args.opt_seeds)]
+    for fill in args.opt_fills:
+        for size in args.opt_sizes:
+            runs = [run_optimality(size, s, args.aggregate_size, fill, opts) for s in seeds]
+            rows.extend(runs)
+            for r in runs:
+                print("  optimum fill=%s hosts=%d seed=%d: rack(%d) evacuable %d placed %d "
+                      "optimum %s ratio %s%% solver %ss (%s)" % (
+                          _fill_txt(fill), size, r["seed"], r["rack_hosts"],
+                          r["evacuable"], r["placed"], _fmt(r["optimum"], "%d"),
+                          _fmt(r["ratio_pct"], "%.2f"), _fmt(r["solve_s"], "%.3f"),
+                          r["status"]))
+            summary = dict(hosts=size, fill=list(fill), seeds=seeds,
+                           placed_median=_median([r["placed"] for r in runs]),
+                           optimum_median=_median([r["optimum"] for r in runs]),
+                           ratio_pct_median=_median([r["ratio_pct"] for r in runs]),
+                           ratio_pct_min=min((r["ratio_pct"] for r in runs
+                                              if r["ratio_pct"] is not None), default=None),
+                           solve_s_median=_median([r["solve_s"] for r in runs]))
+            summaries.append(summary)
+            print("HA rack vs optimum fill=%s hosts=%d (median of %d seeds): placed %s "
+                  "optimum %s ratio %s%% (min %s%%) solver %ss" % (
+                      _fill_txt(fill), size, len(seeds),
+                      _fmt(summary["placed_median"], "%g"),
+                      _fmt(summary["optimum_median"], "%g"),
+                      _fmt(summary["ratio_pct_median"], "%.2f"),
+                      _fmt(summary["ratio_pct_min"], "%.2f"),
+                      _fmt(summary["solve_s_median"], "%.3f")))
+            sys.stdout.flush()
+    return rows, summaries
 
 
 def main(argv=None):
@@ -146,20 +270,53 @@ def main(argv=None):
     parser.add_argument("--aggregate-size", type=int, default=200,
                         help="hosts per aggregate (default %(default)s); use the largest size"
                         " to plan one region-wide aggregate")
+    parser.add_argument("--fill", type=_parse_fill, default=(0.50, 0.95),
+                        help="RAM fill of the hosts of the main rows: F or LOW-HIGH"
+                        " (default 0.5-0.95, the generator's range)")
+    parser.add_argument("--opt-fills", default="0.85",
+                        help="comma-separated fills (F or LOW-HIGH) of the extra rows"
+                        " comparing the rack case with the exact optimum (default"
+                        " %(default)s; empty for none)")
+    parser.add_argument("--opt-sizes", default="100,200,1000",
+                        help="host counts of those rows (default %(default)s)")
+    parser.add_argument("--opt-seeds", type=int, default=5,
+                        help="seeds per row, from --seed on; medians are printed"
+                        " (default %(default)s)")
+    parser.add_argument("--milp-time-limit", type=float, default=20.0,
+                        help="HiGHS time limit per aggregate, seconds (default %(default)s)")
+    parser.add_argument("--milp-max-hosts", type=int, default=200,
+                        help="skip (n/a) an aggregate with more candidate hosts"
+                        " (default %(default)s)")
+    parser.add_argument("--milp-max-vms", type=int, default=1000,
+                        help="skip (n/a) an aggregate with more evacuable VMs"
+                        " (default %(default)s)")
+    parser.add_argument("--milp-per-vm", action="store_true",
+                        help="one binary per VM and host instead of the exact aggregation"
+                        " of interchangeable VMs (same optimum, much slower)")
     args = parser.parse_args(argv)
+    args.opt_fills = [_parse_fill(f) for f in args.opt_fills.split(",") if f.strip()]
+    args.opt_sizes = [int(s) for s in args.opt_sizes.split(",") if s.strip()]
     results = []
     for size in [int(s) for s in args.sizes.split(",") if s.strip()]:
-        r = run_size(size, args.seed, args.aggregate_size)
+        r = run_size(size, args.seed, args.aggregate_size, args.fill, args)
+        r["ha_rack_optimum_txt"] = _fmt(r["ha_rack_optimum"], "%d")
+        r["ha_rack_ratio_txt"] = _fmt(r["ha_rack_ratio_pct"], "%.2f%%")
+        r["ha_rack_solve_txt"] = _fmt(r["ha_rack_solve_s"], "%.3fs")
         results.append(r)
         print("hosts=%(hosts)d vms=%(vms)d gen=%(generate_s).2fs | HA one host "
               "%(ha_one_host_s).4fs placed %(ha_one_host_placed)d/%(ha_one_host_bound)d | "
               "HA rack(%(ha_rack_hosts)d) %(ha_rack_s).3fs placed %(ha_rack_placed)d/"
-              "%(ha_rack_bound)d | LB %(lb_plan_s).3fs moves %(migrations)d "
-              "(%(ram_moved_gb).1f GB) imbalance %(imbalance_before_pct).2f -> "
-              "%(imbalance_after_pct).2f overloaded %(overloaded_before)d -> "
+              "%(ha_rack_bound)d optimum %(ha_rack_optimum_txt)s (%(ha_rack_ratio_txt)s,"
+              " solver %(ha_rack_solve_txt)s) | LB %(lb_plan_s).3fs moves %(migrations)d "
+              "(%(ram_moved_gb).1f GB) imbalance %(imbalance_before_pct)s -> "
+              "%(imbalance_after_pct)s overloaded %(overloaded_before)d -> "
               "%(overloaded_after)d | peak RSS %(peak_rss_mb).0f MB" % r)
+        for key in ("ha_rack_optimum_txt", "ha_rack_ratio_txt", "ha_rack_solve_txt"):
+            del r[key]
         sys.stdout.flush()
-    print(json.dumps({"benchmark": "planning", "results": results}))
+    opt_rows, opt_summaries = _optimality_rows(args, args)
+    print(json.dumps({"benchmark": "planning", "results": results,
+                      "optimality": {"rows": opt_rows, "summary": opt_summaries}}))
 
 
 if __name__ == "__main__":

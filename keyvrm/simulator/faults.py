@@ -42,52 +42,41 @@ def host_recovers(region: r.Region, params: dict) -> None:
     region.record_fault("host_recovers", params["hosts"])
 
 
+def _condition_fault(region, params, fault, healed, condition, faulty_value):
+    """Set ``condition`` on the fault's hosts; restore it after ``heal_after`` if given."""
+    hosts = _hosts(region, params)
+    for host in hosts:
+        region.set_host_condition(host, **{condition: faulty_value})
+    region.record_fault(fault, params["hosts"])
+    _heal_later(region, params, _restore_condition, region, hosts, healed, condition,
+                not faulty_value)
+
+
+def _restore_condition(region, hosts, healed, condition, value):
+    for host in hosts:
+        region.set_host_condition(host, **{condition: value})
+    region.record_fault(healed, [h.name for h in hosts])
+
+
 def network_partition(region: r.Region, params: dict) -> None:
     """Hosts cut from the management network; their BMC network still answers.
 
     VMs keep running; heartbeats, service reports and metrics stop arriving.
     """
-    hosts = _hosts(region, params)
-    for host in hosts:
-        region.set_host_condition(host, partitioned=True)
-    region.record_fault("network_partition", params["hosts"])
-    _heal_later(region, params, _heal_partition, region, hosts)
-
-
-def _heal_partition(region, hosts):
-    for host in hosts:
-        region.set_host_condition(host, partitioned=False)
-    region.record_fault("network_partition_healed", [h.name for h in hosts])
+    _condition_fault(region, params, "network_partition", "network_partition_healed",
+                     "partitioned", True)
 
 
 def compute_stops(region: r.Region, params: dict) -> None:
     """nova-compute stops on live hosts (the heartbeat agent keeps writing)."""
-    hosts = _hosts(region, params)
-    for host in hosts:
-        region.set_host_condition(host, compute_running=False)
-    region.record_fault("compute_stops", params["hosts"])
-    _heal_later(region, params, _restart_compute, region, hosts)
-
-
-def _restart_compute(region, hosts):
-    for host in hosts:
-        region.set_host_condition(host, compute_running=True)
-    region.record_fault("compute_restarts", [h.name for h in hosts])
+    _condition_fault(region, params, "compute_stops", "compute_restarts", "compute_running",
+                     False)
 
 
 def heartbeat_stops(region: r.Region, params: dict) -> None:
     """The heartbeat agent stops on live hosts (nova-compute keeps reporting)."""
-    hosts = _hosts(region, params)
-    for host in hosts:
-        region.set_host_condition(host, agent_running=False)
-    region.record_fault("heartbeat_stops", params["hosts"])
-    _heal_later(region, params, _restart_agent, region, hosts)
-
-
-def _restart_agent(region, hosts):
-    for host in hosts:
-        region.set_host_condition(host, agent_running=True)
-    region.record_fault("heartbeat_restarts", [h.name for h in hosts])
+    _condition_fault(region, params, "heartbeat_stops", "heartbeat_restarts", "agent_running",
+                     False)
 
 
 def interface_down(region: r.Region, params: dict) -> None:

@@ -380,7 +380,6 @@ def set_recommendation_status(db, rec_id, status, reason=None):
             row.reason = reason
         if status == "running":
             row.started_at = utcnow()
-            row.attempts = row.attempts or 0
         if status in models.RECOMMENDATION_FINAL:
             row.finished_at = utcnow()
 

@@ -10,6 +10,7 @@ Nova corrects the state to what is real. Time is passed in (``now``), never read
 
 import dataclasses
 import datetime
+from typing import Optional
 
 from oslo_log import log as logging
 
@@ -28,7 +29,7 @@ class Transition:
     owner: str
     started_at: datetime.datetime
     deadline_at: datetime.datetime
-    recommendation_id: str = None
+    recommendation_id: Optional[str] = None
 
 
 def timeouts_from_conf(conf):

@@ -384,6 +384,32 @@ def set_recommendation_status(db, rec_id, status, reason=None):
             row.finished_at = utcnow()
 
 
+def _recommendation_dict(row):
+    return {c.name: getattr(row, c.name) for c in models.Recommendation.__table__.columns}
+
+
+def get_recommendation(db, rec_id):
+    """One recommendation as a dict of its columns (``NotFound`` if there is none)."""
+    with db.reader() as session:
+        row = session.get(models.Recommendation, rec_id)
+        if row is None:
+            raise exception.NotFound(f"recommendation {rec_id} not found")
+        return _recommendation_dict(row)
+
+
+def list_recommendations(db, event_id=None, status=None):
+    """Recommendations as dicts, oldest first, optionally of one event and/or one status."""
+    query = sa.select(models.Recommendation).order_by(models.Recommendation.created_at,
+                                                      models.Recommendation.id)
+    if event_id is not None:
+        query = query.where(models.Recommendation.event_id == event_id)
+    if status is not None:
+        _check_choice("status", status, models.RECOMMENDATION_STATUSES)
+        query = query.where(models.Recommendation.status == status)
+    with db.reader() as session:
+        return [_recommendation_dict(r) for r in session.execute(query).scalars()]
+
+
 def busy_set(db):
     """Hosts and VMs that an unfinished recommendation touches (SPEC section 3, step 3)."""
     query = sa.select(models.Recommendation.vm_id, models.Recommendation.source_host,

@@ -131,6 +131,14 @@ class CloudDriver(abc.ABC):
         """Ask Nova to stop the server (accepted; completion shows in its status)."""
 
     @abc.abstractmethod
+    def start_server(self, server_id: str) -> None:
+        """Ask Nova to start a SHUTOFF server (accepted; completion shows in its status).
+
+        From microversion 2.95 Nova leaves an evacuated server SHUTOFF; the executor
+        starts the ones that were running before.
+        """
+
+    @abc.abstractmethod
     def delete_port_binding(self, port_id: str, host: str) -> None:
         """Delete the port's binding on ``host`` (cleanup after a failed migration)."""
 

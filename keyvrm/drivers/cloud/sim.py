@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Optional
 
 from keyvrm.drivers.cloud import base
+from keyvrm.drivers.errors import CloudError
 from keyvrm.drivers.errors import NotFoundInCloud
 from keyvrm.model import snapshot as m
 from keyvrm.simulator import compute
@@ -184,6 +185,27 @@ class SimCloudDriver(base.CloudDriver):
     @r.synchronized
     def stop_server(self, server_id):
         self.compute.stop_server(server_id)
+
+    @r.synchronized
+    def start_server(self, server_id):
+        self.compute.check_api()
+        vm = self.compute.find_server(server_id)
+        if vm.status == r.ACTIVE:
+            raise CloudError(409, f"Cannot 'start' instance {vm.id} while it is in vm_state "
+                                  f"active", "vm_state")
+        if vm.task_state is not None:
+            raise CloudError(409, f"Cannot 'start' instance {vm.id} while it is in "
+                                  f"task_state {vm.task_state}", "task_state")
+        vm.task_state = "powering-on"
+        # A power action takes as long as a stop does.
+        self.region.clock.call_later(self.region.options.stop_delay_s, self._started, vm)
+
+    def _started(self, vm):
+        if self.region.hosts[vm.host].compute_reporting:
+            vm.status = r.ACTIVE
+            vm.running = True
+            vm.task_state = None
+        # Otherwise the cast is lost and the server stays in powering-on, as in Nova.
 
     @r.synchronized
     def delete_port_binding(self, port_id, host):

@@ -60,10 +60,15 @@ def _wait_for(check, timeout_s, what):
 
 @pytest.fixture
 def redfish_bmc(tmp_path):
-    """Factory: start a sushy-tools fake-driver emulator; returns its port."""
+    """Factory: start a sushy-tools fake-driver emulator; returns its port.
+
+    ``sessions``: "0" basic auth only (as sushy-tools), "1" also a SessionService,
+    "only" sessions only (see redfish_sessions.py); the emulator log is
+    ``emulator-N.log`` in ``tmp_path``.
+    """
     processes = []
 
-    def start(power_state="On", power_delay_s=0, fail_reset=False):
+    def start(power_state="On", power_delay_s=0, fail_reset=False, sessions="0"):
         state_dir = tmp_path / f"state-{len(processes)}"
         state_dir.mkdir()
         auth_file = tmp_path / "htpasswd"
@@ -83,7 +88,8 @@ def redfish_bmc(tmp_path):
                 'nics': [{{'mac': '00:5c:52:31:3a:9c', 'ip': '127.0.0.2'}}]}}]
             """))
         env = dict(os.environ, KEYVRM_SUSHY_POWER_DELAY_S=str(power_delay_s),
-                   KEYVRM_SUSHY_FAIL_RESET="1" if fail_reset else "0")
+                   KEYVRM_SUSHY_FAIL_RESET="1" if fail_reset else "0",
+                   KEYVRM_SUSHY_SESSIONS=sessions)
         log = open(tmp_path / f"emulator-{len(processes)}.log", "w")
         process = subprocess.Popen(
             [sys.executable, os.path.join(HERE, "sushy_wrapper.py"), "--config", str(config)],

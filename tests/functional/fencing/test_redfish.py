@@ -96,3 +96,54 @@ def test_auto_auth_falls_back_to_basic_on_a_bmc_without_sessions(redfish_bmc, tm
     result = _fencer(creds).fence("compute-1")
 
     assert result.confirmed, result.message
+
+
+def test_session_auth_fences_through_a_redfish_session(redfish_bmc, tmp_path):
+    port = redfish_bmc(power_state="On", sessions="only")
+    creds = helpers.write_credentials(
+        tmp_path, {"compute-1": helpers.redfish_host(port, auth="session")})
+
+    result = _fencer(creds).fence("compute-1")
+
+    assert result.confirmed, result.message
+    assert "session created" in (tmp_path / "emulator-0.log").read_text()
+    assert _session_power_state(port) == sushy.POWER_STATE_OFF
+
+
+def test_basic_auth_is_refused_by_a_sessions_only_bmc(redfish_bmc, tmp_path):
+    port = redfish_bmc(power_state="On", sessions="only")
+    creds = helpers.write_credentials(
+        tmp_path, {"compute-1": helpers.redfish_host(port, auth="basic")})
+
+    result = _fencer(creds).fence("compute-1")
+
+    assert not result.confirmed
+    assert _session_power_state(port) == sushy.POWER_STATE_ON
+
+
+def test_auto_auth_prefers_the_session_when_the_bmc_offers_one(redfish_bmc, tmp_path):
+    port = redfish_bmc(power_state="On", sessions="1")
+    creds = helpers.write_credentials(
+        tmp_path, {"compute-1": helpers.redfish_host(port, auth="auto")})
+
+    result = _fencer(creds).fence("compute-1")
+
+    assert result.confirmed, result.message
+    assert "session created" in (tmp_path / "emulator-0.log").read_text()
+
+
+def test_session_with_a_wrong_password_is_unconfirmed_and_not_echoed(redfish_bmc, tmp_path):
+    port = redfish_bmc(power_state="On", sessions="only")
+    creds = helpers.write_credentials(tmp_path, {"compute-1": helpers.redfish_host(
+        port, password="not-the-password-123", auth="session")})
+
+    result = _fencer(creds).fence("compute-1")
+
+    assert not result.confirmed
+    assert "not-the-password-123" not in result.message
+
+
+def _session_power_state(port):
+    auth = sushy.auth.SessionAuth(username=conftest.USER, password=conftest.PASSWORD)
+    root = sushy.Sushy(f"http://127.0.0.1:{port}/redfish/v1", auth=auth)
+    return root.get_system(f"/redfish/v1/Systems/{conftest.SYSTEM_UUID}").power_state

@@ -615,3 +615,303 @@ def list_overdue_transitions(db, now):
         models.VMState.transitional_state.is_not(None), models.VMState.deadline_at < now)
     with db.reader() as session:
         return [tuple(row) for row in session.execute(query)]
+
+
+# === API reads and requests (owner: API helper) ==============================================
+# Paged lists (``limit`` + ``marker``: the id of the last row of the previous page), summaries
+# and the requests the API records before it wakes the engine. One transaction each.
+
+CYCLE_REQUESTED = "requested"
+
+
+def _marker_row(session, model, marker, id_column="id"):
+    if marker is None:
+        return None
+    row = session.get(model, marker)
+    if row is None:
+        raise exception.InvalidField("marker", f"no {model.__tablename__} row with {id_column} {marker!r}")
+    return row
+
+
+def _keyset(query, column, id_column, marker_row, descending):
+    """Order by (column, id) and keep only rows after ``marker_row`` in that order."""
+    if descending:
+        query = query.order_by(column.desc(), id_column.desc())
+    else:
+        query = query.order_by(column.asc(), id_column.asc())
+    if marker_row is not None:
+        value, ident = getattr(marker_row, column.key), getattr(marker_row, id_column.key)
+        if descending:
+            query = query.where(sa.or_(column < value, sa.and_(column == value, id_column < ident)))
+        else:
+            query = query.where(sa.or_(column > value, sa.and_(column == value, id_column > ident)))
+    return query
+
+
+def _columns(row, model):
+    return {c.name: getattr(row, c.name) for c in model.__table__.columns}
+
+
+def _last_events(session, names):
+    """The newest event of each aggregate in ``names``: {name: event dict}."""
+    if not names:
+        return {}
+    newest = (sa.select(models.Event.aggregate_name, sa.func.max(models.Event.created_at).label("at"))
+              .where(models.Event.aggregate_name.in_(names))
+              .group_by(models.Event.aggregate_name).subquery())
+    query = sa.select(models.Event).join(newest, sa.and_(
+        models.Event.aggregate_name == newest.c.aggregate_name,
+        models.Event.created_at == newest.c.at)).order_by(models.Event.id)
+    return {row.aggregate_name: _columns(row, models.Event) for row in session.execute(query).scalars()}
+
+
+def _aggregate_dict(row, last_event):
+    values = dataclasses.asdict(_aggregate_config_from_row(row))
+    values.update(nova_id=row.nova_id, availability_zone=row.availability_zone, deleted=row.deleted,
+                  created_at=row.created_at, updated_at=row.updated_at, last_event=last_event)
+    return values
+
+
+def page_aggregates(db, limit, marker=None, availability_zone=None, include_deleted=False):
+    """One page of aggregates by name, each with its config and newest event (or None)."""
+    with db.reader() as session:
+        marker_row = None
+        if marker is not None:
+            marker_row = session.execute(sa.select(models.AggregateConfig).where(
+                models.AggregateConfig.name == marker)).scalar_one_or_none()
+            if marker_row is None:
+                raise exception.InvalidField("marker", f"no aggregate named {marker!r}")
+        query = _keyset(sa.select(models.AggregateConfig), models.AggregateConfig.name,
+                        models.AggregateConfig.id, marker_row, descending=False).limit(limit)
+        if availability_zone is not None:
+            query = query.where(models.AggregateConfig.availability_zone == availability_zone)
+        if not include_deleted:
+            query = query.where(models.AggregateConfig.deleted.is_(False))
+        rows = list(session.execute(query).scalars())
+        events = _last_events(session, [r.name for r in rows])
+        return [_aggregate_dict(r, events.get(r.name)) for r in rows]
+
+
+def get_aggregate_summary(db, name):
+    """One aggregate with its config, newest event and current (unfinished) event."""
+    with db.reader() as session:
+        row = _aggregate_row(session, name)
+        values = _aggregate_dict(row, _last_events(session, [name]).get(name))
+        current = session.execute(sa.select(models.Event).where(
+            models.Event.aggregate_name == name, models.Event.status != "completed").order_by(
+            models.Event.created_at.desc(), models.Event.id.desc()).limit(1)).scalar_one_or_none()
+        values["current_event"] = _columns(current, models.Event) if current is not None else None
+        return values
+
+
+def list_availability_zones(db):
+    """AZs of the aggregates KeyVRM knows (not deleted), with how many aggregates each has."""
+    query = (sa.select(models.AggregateConfig.availability_zone, sa.func.count())
+             .where(models.AggregateConfig.deleted.is_(False))
+             .group_by(models.AggregateConfig.availability_zone)
+             .order_by(models.AggregateConfig.availability_zone))
+    with db.reader() as session:
+        return [dict(name=az, aggregate_count=count) for az, count in session.execute(query)]
+
+
+EVENT_SORT_KEYS = ("created_at", "updated_at", "status", "kind")
+
+
+def page_events(db, limit, marker=None, aggregate=None, kind=None, status=None, state=None,
+                sort_key="created_at", sort_dir="desc"):
+    """One page of events, filtered, sorted by ``sort_key`` (then id) in ``sort_dir``."""
+    _check_choice("sort_key", sort_key, EVENT_SORT_KEYS)
+    _check_choice("sort_dir", sort_dir, ("asc", "desc"))
+    filters = []
+    for field, value, choices in (("kind", kind, models.EVENT_KINDS),
+                                  ("status", status, models.EVENT_STATUSES),
+                                  ("state", state, models.EVENT_STATES)):
+        if value is not None:
+            _check_choice(field, value, choices)
+            filters.append(getattr(models.Event, field) == value)
+    if aggregate is not None:
+        filters.append(models.Event.aggregate_name == aggregate)
+    with db.reader() as session:
+        marker_row = _marker_row(session, models.Event, marker)
+        query = _keyset(sa.select(models.Event).where(*filters), getattr(models.Event, sort_key),
+                        models.Event.id, marker_row, sort_dir == "desc").limit(limit)
+        return [_columns(r, models.Event) for r in session.execute(query).scalars()]
+
+
+def get_event_summary(db, event_id):
+    """One event with the count of its recommendations by status."""
+    with db.reader() as session:
+        row = session.get(models.Event, event_id)
+        if row is None:
+            raise exception.NotFound(f"event {event_id} not found")
+        values = _columns(row, models.Event)
+        counts = session.execute(sa.select(models.Recommendation.status, sa.func.count()).where(
+            models.Recommendation.event_id == event_id).group_by(models.Recommendation.status))
+        values["recommendations"] = {status: count for status, count in counts}
+        return values
+
+
+def page_recommendations(db, limit, marker=None, event_id=None, status=None, vm_id=None):
+    """One page of recommendations, oldest first, optionally of one event, status or VM."""
+    query = sa.select(models.Recommendation)
+    if event_id is not None:
+        query = query.where(models.Recommendation.event_id == event_id)
+    if status is not None:
+        _check_choice("status", status, models.RECOMMENDATION_STATUSES)
+        query = query.where(models.Recommendation.status == status)
+    if vm_id is not None:
+        query = query.where(models.Recommendation.vm_id == vm_id)
+    with db.reader() as session:
+        marker_row = _marker_row(session, models.Recommendation, marker)
+        query = _keyset(query, models.Recommendation.created_at, models.Recommendation.id,
+                        marker_row, descending=False).limit(limit)
+        return [_columns(r, models.Recommendation) for r in session.execute(query).scalars()]
+
+
+def list_recommendation_operations(db, rec_id):
+    """A recommendation's journal with row ids, oldest first (``NotFound`` for no such one)."""
+    with db.reader() as session:
+        if session.get(models.Recommendation, rec_id) is None:
+            raise exception.NotFound(f"recommendation {rec_id} not found")
+        query = sa.select(models.Operation).where(
+            models.Operation.recommendation_id == rec_id).order_by(models.Operation.id)
+        return [_columns(r, models.Operation) for r in session.execute(query).scalars()]
+
+
+def request_recommendation_run(db, rec_id, requested_by):
+    """Queue a manual recommendation to run: ``manual_action`` -> ``created`` (``Conflict`` otherwise).
+
+    ``created`` is the state the engine runs by itself, so the request survives an engine
+    that is down; the RPC cast only wakes it early.
+    """
+    with db.writer() as session:
+        row = session.get(models.Recommendation, rec_id)
+        if row is None:
+            raise exception.NotFound(f"recommendation {rec_id} not found")
+        if row.status != "manual_action":
+            raise exception.Conflict(f"recommendation {rec_id} is {row.status}; only a manual_action "
+                                     "recommendation can be run", code="not_manual")
+        row.status = "created"
+        session.add(models.Operation(recommendation_id=rec_id, kind="start", attempt=0,
+                                     message=f"run requested by {requested_by}"))
+        return _columns(row, models.Recommendation)
+
+
+def request_recommendation_cancel(db, rec_id, requested_by):
+    """Cancel a recommendation that has not started; for a running one record the request.
+
+    ``created``/``manual_action`` become ``cancelled`` at once. A ``running`` one keeps
+    its status and gets a ``cancel`` journal line "cancel requested by ..." that the
+    executor honours before its next step. A final one is a ``Conflict``.
+    """
+    with db.writer() as session:
+        row = session.get(models.Recommendation, rec_id)
+        if row is None:
+            raise exception.NotFound(f"recommendation {rec_id} not found")
+        if row.status in models.RECOMMENDATION_FINAL:
+            raise exception.Conflict(f"recommendation {rec_id} is already {row.status}",
+                                     code="already_final")
+        if row.status == "running":
+            message = f"cancel requested by {requested_by}"
+        else:
+            row.status, row.finished_at = "cancelled", utcnow()
+            row.reason = message = f"cancelled by {requested_by}"
+        session.add(models.Operation(recommendation_id=rec_id, kind="cancel",
+                                     attempt=row.attempts, message=message))
+        return _columns(row, models.Recommendation)
+
+
+def request_cycle(db, requested_by):
+    """Record that an operator asked for a cycle now (a ``requested`` cycle row); its id."""
+    with db.writer() as session:
+        row = models.Cycle(status=CYCLE_REQUESTED, reason_code="requested",
+                           reason=f"cycle requested by {requested_by}")
+        session.add(row)
+        session.flush()
+        return row.id
+
+
+def claim_requested_cycle(db):
+    """Take the oldest ``requested`` cycle for running (-> ``running``); its id, or None.
+
+    One conditional UPDATE, so two engines never claim the same request.
+    """
+    with db.writer() as session:
+        for cycle_id in session.execute(sa.select(models.Cycle.id).where(
+                models.Cycle.status == CYCLE_REQUESTED).order_by(models.Cycle.id)).scalars():
+            result = session.execute(
+                sa.update(models.Cycle).where(models.Cycle.id == cycle_id,
+                                              models.Cycle.status == CYCLE_REQUESTED)
+                .values(status="running", started_at=utcnow())
+                .execution_options(synchronize_session=False))
+            if result.rowcount == 1:
+                return cycle_id
+    return None
+
+
+def page_cycles(db, limit, marker=None, status=None):
+    """One page of cycles, newest first, optionally of one status."""
+    query = sa.select(models.Cycle)
+    if status is not None:
+        _check_choice("status", status, models.CYCLE_STATUSES + (CYCLE_REQUESTED,))
+        query = query.where(models.Cycle.status == status)
+    with db.reader() as session:
+        marker_row = _marker_row(session, models.Cycle, marker)
+        query = _keyset(query, models.Cycle.id, models.Cycle.id, marker_row, descending=True)
+        return [_columns(r, models.Cycle) for r in session.execute(query.limit(limit)).scalars()]
+
+
+def get_cycle_summary(db, cycle_id):
+    """One cycle with the count of events it created."""
+    with db.reader() as session:
+        row = session.get(models.Cycle, cycle_id)
+        if row is None:
+            raise exception.NotFound(f"cycle {cycle_id} not found")
+        values = _columns(row, models.Cycle)
+        values["event_count"] = session.execute(sa.select(sa.func.count()).where(
+            models.Event.cycle_id == cycle_id)).scalar_one()
+        return values
+
+
+def _snapshot_summary(row):
+    return dict(id=row.id, region=row.region, taken_at=row.taken_at, format_version=row.format_version,
+                hypervisor_count=row.hypervisor_count, vm_count=row.vm_count, sources=row.sources,
+                size_bytes=row.size_bytes, created_at=row.created_at)
+
+
+def page_snapshots(db, limit, marker=None):
+    """One page of snapshot summaries, newest first (the data itself is not read)."""
+    with db.reader() as session:
+        marker_row = _marker_row(session, models.RegionData, marker)
+        query = _keyset(sa.select(models.RegionData).options(sa.orm.defer(models.RegionData.data)),
+                        models.RegionData.id, models.RegionData.id, marker_row, descending=True)
+        return [_snapshot_summary(r) for r in session.execute(query.limit(limit)).scalars()]
+
+
+def get_snapshot_summary(db, snapshot_id):
+    """One snapshot's summary (``NotFound`` if it was never stored or has aged out)."""
+    with db.reader() as session:
+        row = session.get(models.RegionData, snapshot_id, options=[sa.orm.defer(models.RegionData.data)])
+        if row is None:
+            raise exception.NotFound(f"snapshot {snapshot_id} not found")
+        return _snapshot_summary(row)
+
+
+def force_unlock_vm(db, vm_id, unlocked_by):
+    """Admin unlock: end any transition, release the lock and write it to the VM's history.
+
+    Returns True if the VM was locked. ``NotFound`` if KeyVRM never saw the VM.
+    """
+    now = utcnow()
+    with db.writer() as session:
+        row = session.get(models.VMState, vm_id)
+        if row is None:
+            raise exception.NotFound(f"VM {vm_id} is not known to KeyVRM")
+        was_locked = bool(row.locked)
+        session.add(models.VMHistory(
+            vm_id=vm_id, action="manual_unlock", status="succeeded" if was_locked else "noop",
+            message=f"unlocked by {unlocked_by}" + ("" if was_locked else " (was not locked)"),
+            started_at=now, finished_at=now, duration_s=0.0))
+        row.locked, row.lock_owner, row.locked_at = False, None, None
+        row.transitional_state, row.deadline_at = None, None
+        return was_locked

@@ -1,0 +1,1 @@
+"""keyvrm-api: the REST API (WebOb + Routes), one module per resource in handlers/, schemas/."""

@@ -1,0 +1,47 @@
+"""Host aggregates: list (by AZ, with marker/NOOP/last event state), show, change their config."""
+
+from keyvrm.api import paging
+from keyvrm.api import route
+from keyvrm.api.schemas import aggregate as schema
+from keyvrm.db import api as db_api
+from keyvrm.policies import aggregate as policy
+
+AZ = route.Param("availability_zone", {"type": "string"}, "Only aggregates of this AZ.")
+DELETED = route.Param("include_deleted", {"type": "boolean"}, "Also list aggregates Nova no longer has.")
+
+
+def _render(values):
+    last = values.get("last_event")
+    values["last_event_state"] = last["state"] if last else None
+    return values
+
+
+def list_aggregates(call):
+    """One page of aggregates by name."""
+    q = call.query
+    limit = paging.page_size(call, q)
+    rows = db_api.page_aggregates(call.db, limit, marker=q.get("marker"),
+                                  availability_zone=q.get("availability_zone"),
+                                  include_deleted=q.get("include_deleted", False))
+    return paging.collection(call, "aggregates", [_render(r) for r in rows], limit, lambda r: r["name"])
+
+
+def show_aggregate(call, name):
+    """One aggregate with its config, newest and current event."""
+    return {"aggregate": _render(db_api.get_aggregate_summary(call.db, name))}
+
+
+def update_aggregate(call, name):
+    """Change marker, NOOP (a reason is required to turn it on) and LB settings; audited."""
+    db_api.update_aggregate_config(call.db, name, call.body, call.who, request_id=call.context.request_id)
+    return show_aggregate(call, name)
+
+
+ROUTES = [
+    route.Route("GET", "/v1/aggregates", list_aggregates, "List aggregates.", schema.AGGREGATES,
+                policy=policy.LIST, query=paging.PARAMS + (AZ, DELETED), errors=(400,)),
+    route.Route("GET", "/v1/aggregates/{name}", show_aggregate, "Show an aggregate.", schema.AGGREGATE,
+                policy=policy.GET, errors=(404,)),
+    route.Route("PATCH", "/v1/aggregates/{name}", update_aggregate, "Change an aggregate's config.",
+                schema.AGGREGATE, policy=policy.UPDATE, request_schema=schema.PATCH, errors=(400, 404)),
+]

@@ -1,0 +1,41 @@
+"""Events: list by aggregate with paging, sort and filters; show one with its reason."""
+
+from keyvrm.api import paging
+from keyvrm.api import route
+from keyvrm.api.schemas import event as schema
+from keyvrm.db import api as db_api
+from keyvrm.db import models
+from keyvrm.policies import event as policy
+
+FILTERS = (
+    route.Param("aggregate", {"type": "string"}, "Only events of this aggregate."),
+    route.Param("kind", {"type": "string", "enum": list(models.EVENT_KINDS)}, "Only HA or LB events."),
+    route.Param("status", {"type": "string", "enum": list(models.EVENT_STATUSES)}, "Only this status."),
+    route.Param("state", {"type": "string", "enum": list(models.EVENT_STATES)}, "Only this final state."),
+    route.Param("sort_key", {"type": "string", "enum": list(db_api.EVENT_SORT_KEYS)},
+                "Sort by this field (default created_at)."),
+    route.Param("sort_dir", {"type": "string", "enum": ["asc", "desc"]}, "Sort direction (default desc)."),
+)
+
+
+def list_events(call):
+    """One page of events, newest first unless sorted otherwise."""
+    q = call.query
+    limit = paging.page_size(call, q)
+    rows = db_api.page_events(call.db, limit, marker=q.get("marker"), aggregate=q.get("aggregate"),
+                              kind=q.get("kind"), status=q.get("status"), state=q.get("state"),
+                              sort_key=q.get("sort_key", "created_at"), sort_dir=q.get("sort_dir", "desc"))
+    return paging.collection(call, "events", rows, limit, lambda r: r["id"])
+
+
+def show_event(call, event_id):
+    """One event with its reason and its recommendations counted by status."""
+    return {"event": db_api.get_event_summary(call.db, event_id)}
+
+
+ROUTES = [
+    route.Route("GET", "/v1/events", list_events, "List events.", schema.EVENTS, policy=policy.LIST,
+                query=paging.PARAMS + FILTERS, errors=(400,)),
+    route.Route("GET", "/v1/events/{event_id}", show_event, "Show an event.", schema.EVENT,
+                policy=policy.GET, errors=(404,)),
+]

@@ -1,0 +1,63 @@
+"""Recommendations: list by event/status, show with load calculation, run and cancel (202)."""
+
+from keyvrm.api import paging
+from keyvrm.api import route
+from keyvrm.api.schemas import common
+from keyvrm.api.schemas import recommendation as schema
+from keyvrm.db import api as db_api
+from keyvrm.db import models
+from keyvrm.policies import recommendation as policy
+
+FILTERS = (
+    route.Param("event_id", {"type": "string"}, "Only recommendations of this event."),
+    route.Param("status", {"type": "string", "enum": list(models.RECOMMENDATION_STATUSES)},
+                "Only this status."),
+    route.Param("vm_id", {"type": "string"}, "Only recommendations for this VM."),
+)
+
+
+def list_recommendations(call):
+    """One page of recommendations, oldest first."""
+    q = call.query
+    limit = paging.page_size(call, q)
+    rows = db_api.page_recommendations(call.db, limit, marker=q.get("marker"), event_id=q.get("event_id"),
+                                       status=q.get("status"), vm_id=q.get("vm_id"))
+    return paging.collection(call, "recommendations", rows, limit, lambda r: r["id"])
+
+
+def show_recommendation(call, recommendation_id):
+    """One recommendation with its load calculation (LB) or HA round."""
+    return {"recommendation": db_api.get_recommendation(call.db, recommendation_id)}
+
+
+def _accepted(call, row, method):
+    notified = call.notify_engine(method, recommendation_id=row["id"])
+    return route.Reply({"id": row["id"], "status": row["status"], "engine_notified": notified},
+                       headers={"Location": "%s/v1/recommendations/%s" % (call.request.application_url,
+                                                                          row["id"])})
+
+
+def run_recommendation(call, recommendation_id):
+    """Queue a manual recommendation (recorded first), then wake the engine; the result is read later."""
+    row = db_api.request_recommendation_run(call.db, recommendation_id, call.who)
+    return _accepted(call, row, "run_recommendation")
+
+
+def cancel_recommendation(call, recommendation_id):
+    """Cancel a waiting recommendation, or record the cancel request of a running one."""
+    row = db_api.request_recommendation_cancel(call.db, recommendation_id, call.who)
+    return _accepted(call, row, "cancel_recommendation")
+
+
+_BASE = "/v1/recommendations/{recommendation_id}"
+ROUTES = [
+    route.Route("GET", "/v1/recommendations", list_recommendations, "List recommendations.",
+                schema.RECOMMENDATIONS, policy=policy.LIST, query=paging.PARAMS + FILTERS, errors=(400,)),
+    route.Route("GET", _BASE, show_recommendation, "Show a recommendation.", schema.RECOMMENDATION,
+                policy=policy.GET, errors=(404,)),
+    route.Route("POST", _BASE + "/run", run_recommendation, "Run a manual recommendation.", common.ACCEPTED,
+                policy=policy.RUN, status=202, request_schema=schema.ACTION, errors=(400, 404, 409)),
+    route.Route("POST", _BASE + "/cancel", cancel_recommendation, "Cancel a recommendation.",
+                common.ACCEPTED, policy=policy.CANCEL, status=202, request_schema=schema.ACTION,
+                errors=(400, 404, 409)),
+]

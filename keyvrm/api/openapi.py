@@ -1,0 +1,64 @@
+"""The OpenAPI 3.1 document of v1, generated from the route declarations (never hand-written)."""
+
+import re
+
+from keyvrm.api import router
+from keyvrm.api.schemas import common
+
+_PATH_PARAM = re.compile(r"{(\w+)}")
+
+
+def _parameters(route):
+    params = [{"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+              for name in _PATH_PARAM.findall(route.path)]
+    params += [{"name": p.name, "in": "query", "required": False, "schema": p.schema,
+                "description": p.description} for p in route.query]
+    return params
+
+
+def _error_response(description):
+    return {"description": description,
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+
+
+_ERROR_TEXT = {400: "Bad request: the error names the field.", 401: "Not authenticated.",
+               403: "Not allowed by policy.", 404: "Not found.", 409: "Conflict with the current state."}
+
+
+def _operation(route):
+    responses = {str(route.status): {"description": route.summary, "content": {
+        route.content_type: {"schema": route.response_schema}}}}
+    codes = set(route.errors)
+    if not route.public:
+        codes |= {401, 403}
+    for code in sorted(codes):
+        responses[str(code)] = _error_response(_ERROR_TEXT[code])
+    operation = {"operationId": route.operation_id, "summary": route.summary,
+                 "parameters": _parameters(route), "responses": responses}
+    if route.policy:
+        operation["description"] = "Policy rule: `%s`." % route.policy
+    if route.public:
+        operation["security"] = []
+    if route.request_schema is not None:
+        operation["requestBody"] = {"required": route.method == "PATCH", "content": {
+            "application/json": {"schema": route.request_schema}}}
+    return operation
+
+
+def document(server_url=""):
+    """The whole document, with ``server_url`` as its server."""
+    paths = {}
+    for route in router.all_routes():
+        paths.setdefault(route.path, {})[route.method.lower()] = _operation(route)
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "KeyVRM API", "version": "1.0",
+                 "description": "Fencing, evacuation and load balancing of an OpenStack region's VMs."},
+        "servers": [{"url": server_url or "/"}],
+        "paths": paths,
+        "components": {
+            "schemas": {"Error": common.ERROR},
+            "securitySchemes": {"keystone": {"type": "apiKey", "in": "header", "name": "X-Auth-Token"}},
+        },
+        "security": [{"keystone": []}],
+    }

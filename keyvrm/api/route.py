@@ -1,0 +1,49 @@
+"""What an endpoint is: one declaration that both the router and the OpenAPI document read.
+
+Each handler module lists its ``ROUTES``; the router dispatches them (authorising the
+declared policy rule first) and ``openapi.py`` documents them, so the document cannot
+list an endpoint the API lacks, or miss one it has.
+"""
+
+import dataclasses
+from typing import Callable, Optional
+
+
+@dataclasses.dataclass(frozen=True)
+class Param:
+    """A query-string parameter with its JSON schema."""
+
+    name: str
+    schema: dict
+    description: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Route:
+    """One endpoint: method, OpenAPI-style path, handler, policy rule and schemas."""
+
+    method: str
+    path: str
+    handler: Callable
+    summary: str
+    response_schema: Optional[dict]
+    policy: Optional[str] = None
+    status: int = 200
+    request_schema: Optional[dict] = None
+    query: tuple = ()
+    errors: tuple = ()
+    public: bool = False
+    content_type: str = "application/json"
+
+    @property
+    def operation_id(self):
+        return self.handler.__name__
+
+
+@dataclasses.dataclass(frozen=True)
+class Reply:
+    """What a handler returns when the status is not the route's default or headers are needed."""
+
+    body: object
+    status: Optional[int] = None
+    headers: dict = dataclasses.field(default_factory=dict)

@@ -1,0 +1,108 @@
+"""Dispatch: match the route, authorise its policy rule, validate inputs, call the handler, render."""
+
+import json
+
+import routes
+import webob
+import webob.exc
+
+from keyvrm.api import call as api_call
+from keyvrm.api import errors
+from keyvrm.api.handlers import aggregate
+from keyvrm.api.handlers import availability_zone
+from keyvrm.api.handlers import config
+from keyvrm.api.handlers import cycle
+from keyvrm.api.handlers import event
+from keyvrm.api.handlers import operation
+from keyvrm.api.handlers import recommendation
+from keyvrm.api.handlers import root
+from keyvrm.api.handlers import snapshot
+from keyvrm.api.handlers import vm
+from keyvrm.api import route as api_route
+from keyvrm.api import serialize
+from keyvrm.api import validation
+from keyvrm import exception
+
+HANDLER_MODULES = (root, config, availability_zone, aggregate, event, recommendation, operation, vm,
+                   snapshot, cycle)
+JSON_TYPES = ("application/json", "application/merge-patch+json")
+
+
+def all_routes():
+    """Every endpoint of the API, in a stable order."""
+    return [r for module in HANDLER_MODULES for r in module.ROUTES]
+
+
+def public_paths():
+    """Paths anyone may read without a token (version discovery, the OpenAPI document)."""
+    return frozenset(r.path for r in all_routes() if r.public)
+
+
+def _mapper():
+    """A Routes mapper whose matches name the declared path, and {path: {method: Route}}."""
+    mapper = routes.Mapper()
+    by_path = {}
+    for route in all_routes():
+        by_path.setdefault(route.path, {})[route.method] = route
+    for path in by_path:
+        mapper.connect(path, declared_path=path)
+    return mapper, by_path
+
+
+def _body(request, route):
+    if route.request_schema is None:
+        return None
+    if not request.body:
+        if route.method == "PATCH":
+            raise exception.InvalidField("body", "a JSON object of the fields to change is required")
+        return {}
+    if request.content_type not in JSON_TYPES:
+        raise webob.exc.HTTPUnsupportedMediaType("send application/json, not %s" % request.content_type)
+    try:
+        document = json.loads(request.body)
+    except ValueError as exc:
+        raise exception.InvalidField("body", "not valid JSON: %s" % exc) from None
+    validation.validate(route.request_schema, document)
+    return document
+
+
+class Router:
+    """The KeyVRM WSGI application behind the middleware."""
+
+    def __init__(self, services, context_factory):
+        self.services = services
+        self.context_factory = context_factory
+        self.mapper, self.routes = _mapper()
+
+    def __call__(self, environ, start_response):
+        request = webob.Request(environ)
+        request_id = environ.get("openstack.request_id")
+        try:
+            response = self._dispatch(request)
+        except Exception as exc:  # every error leaves through errors.py, nowhere else
+            response = errors.error_response(exc, request_id)
+        return response(environ, start_response)
+
+    def _dispatch(self, request):
+        path = request.path_info.rstrip("/") or "/"
+        match = self.mapper.match(path)
+        if match is None:
+            raise webob.exc.HTTPNotFound("no such resource: %s" % request.path_info)
+        methods = self.routes[match.pop("declared_path")]
+        route = methods.get(request.method)
+        if route is None:
+            error = webob.exc.HTTPMethodNotAllowed("%s is not allowed on %s" % (request.method, path))
+            error.headers["Allow"] = ", ".join(sorted(methods))
+            raise error
+        context = self.context_factory(request.environ)
+        if route.policy:
+            self.services.enforcer.authorize(route.policy, {}, context, do_raise=True)
+        query = validation.coerce_query(route.query, request.GET)
+        call = api_call.Call(request, self.services, context, query, _body(request, route))
+        result = route.handler(call, **match)
+        reply = result if isinstance(result, api_route.Reply) else api_route.Reply(result)
+        response = webob.Response(status=reply.status or route.status, content_type="application/json",
+                                  charset="utf-8")
+        response.text = serialize.dumps(reply.body)
+        response.headers.update(reply.headers)
+        return response

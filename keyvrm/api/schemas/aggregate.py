@@ -1,0 +1,37 @@
+"""Schemas of host aggregates and their business config (SPEC section 2)."""
+
+from keyvrm.api.schemas import common
+from keyvrm.api.schemas import event
+from keyvrm.model import settings
+
+_PERCENT = {"type": "number", "minimum": 0, "maximum": 100}
+_WEIGHT = {"type": "number", "minimum": 0, "maximum": 1000}
+WEIGHTS = {"type": "object", "properties": {k: _WEIGHT for k in settings.LB_WEIGHT_KEYS},
+           "additionalProperties": False}
+
+CONFIG_FIELDS = {
+    "marker": {"type": "string", "enum": list(settings.MARKERS)},
+    "no_op_mode": common.BOOLEAN,
+    "no_op_reason": {"type": ["string", "null"], "maxLength": 65535},
+    "lb_period": {"type": "integer", "minimum": 0},
+    "lb_weights": WEIGHTS,
+    "lb_overload_threshold": _PERCENT,
+    "lb_target_max_load": _PERCENT,
+}
+assert set(CONFIG_FIELDS) == set(settings.AGGREGATE_CONFIG_FIELDS)
+
+_ITEM_FIELDS = dict(CONFIG_FIELDS, name=common.STRING, nova_id=common.OPT_INTEGER,
+                    availability_zone=common.OPT_STRING, deleted=common.BOOLEAN,
+                    created_at=common.TIMESTAMP, updated_at=common.TIMESTAMP,
+                    last_event=event.OPT_EVENT_ITEM,
+                    last_event_state={"type": ["string", "null"]})
+AGGREGATE_ITEM = common.obj(_ITEM_FIELDS)
+AGGREGATES = common.collection("aggregates", AGGREGATE_ITEM)
+AGGREGATE = common.obj({"aggregate": common.obj(dict(_ITEM_FIELDS, current_event=event.OPT_EVENT_ITEM))})
+
+# Turning NOOP on needs its reason in the same request.
+PATCH = {"type": "object", "properties": CONFIG_FIELDS, "additionalProperties": False,
+         "minProperties": 1,
+         "if": {"properties": {"no_op_mode": {"const": True}}, "required": ["no_op_mode"]},
+         "then": {"required": ["no_op_reason"],
+                  "properties": {"no_op_reason": {"type": "string", "minLength": 1, "pattern": r"\S"}}}}

@@ -1,0 +1,13 @@
+"""Policy rules of host aggregates."""
+
+from keyvrm.policies import base
+
+LIST = "keyvrm:aggregate:list"
+GET = "keyvrm:aggregate:get"
+UPDATE = "keyvrm:aggregate:update"
+
+rules = [
+    base.rule(LIST, base.RULE_READER, "List aggregates.", [("GET", "/v1/aggregates")]),
+    base.rule(GET, base.RULE_READER, "Show an aggregate.", [("GET", "/v1/aggregates/{name}")]),
+    base.rule(UPDATE, base.RULE_ADMIN, "Change an aggregate's config.", [("PATCH", "/v1/aggregates/{name}")]),
+]

@@ -1,0 +1,13 @@
+"""Policy rules of VM state, history and the admin-only unlock."""
+
+from keyvrm.policies import base
+
+GET = "keyvrm:vm:get"
+UNLOCK = "keyvrm:vm:unlock"
+
+rules = [
+    base.rule(GET, base.RULE_READER, "Show a VM's state and history.",
+              [("GET", "/v1/vms/{vm_id}"), ("GET", "/v1/vms/{vm_id}/history")]),
+    base.rule(UNLOCK, base.RULE_ADMIN, "Release a VM's lock by hand (admin only).",
+              [("POST", "/v1/vms/{vm_id}/unlock")]),
+]

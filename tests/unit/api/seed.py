@@ -1,0 +1,122 @@
+"""A small, fixed KeyVRM state for API tests: aggregates, cycles, events, recommendations, VMs, a snapshot."""
+
+import datetime
+
+from oslo_config import cfg
+
+from keyvrm.api import app as api_app
+from keyvrm import conf as keyvrm_conf
+from keyvrm.db import api as db_api
+from keyvrm.db import models
+from keyvrm.model import snapshot as m
+
+T0 = datetime.datetime(2026, 12, 1, 10, 0, 0)
+LOAD = {"source": {"before": {"cpu": 91.0, "ram": 70.0, "net": 10.0, "syn_score": 88.0},
+                   "after": {"cpu": 70.0, "ram": 60.0, "net": 8.0, "syn_score": 72.0}},
+        "target": {"before": {"cpu": 30.0, "ram": 40.0, "net": 5.0, "syn_score": 33.0},
+                   "after": {"cpu": 51.0, "ram": 50.0, "net": 7.0, "syn_score": 50.0}}}
+
+
+def _at(minutes):
+    return T0 + datetime.timedelta(minutes=minutes)
+
+
+def snapshot():
+    """A two-host region snapshot."""
+    return m.RegionSnapshot(
+        region="RegionOne", taken_at=1764583200.0, availability_zones=(m.AvailabilityZone("az1"),),
+        aggregates=(m.Aggregate("agg-a", 1, None, "az1", {}, ("cmp-1", "cmp-2")),),
+        hypervisors=(m.Hypervisor("cmp-1", "az1", ("agg-a",)), m.Hypervisor("cmp-2", "az1", ("agg-a",))),
+        sources={m.SOURCE_NOVA: m.SourceStatus(m.SOURCE_NOVA, True, requests=3)})
+
+
+def seed(db):
+    """Write the fixed state into a migrated, empty ``db``."""
+    db_api.sync_aggregates(db, [m.Aggregate("agg-a", 1, None, "az1"), m.Aggregate("agg-b", 2, None, "az1"),
+                                m.Aggregate("agg-c", 3, None, "az2"), m.Aggregate("agg-gone", 4, None, "az2")])
+    db_api.sync_aggregates(db, [m.Aggregate("agg-a", 1, None, "az1"), m.Aggregate("agg-b", 2, None, "az1"),
+                                m.Aggregate("agg-c", 3, None, "az2")])
+    db_api.update_aggregate_config(db, "agg-a", {"marker": "HA", "no_op_mode": False}, "seed")
+    db_api.update_aggregate_config(db, "agg-b", {"marker": "LB"}, "seed")
+    snapshot_id = db_api.store_snapshot(db, snapshot(), keep_count=10)
+    with db.writer() as session:
+        session.add_all([
+            models.Cycle(id=1, status="completed", snapshot_id=snapshot_id, started_at=_at(0),
+                         finished_at=_at(1)),
+            models.Cycle(id=2, status="skipped", reason_code="disabled", reason="KeyVRM is disabled",
+                         started_at=_at(10), finished_at=_at(10)),
+        ])
+        session.flush()
+        session.add_all([
+            models.Event(id="ev-1", aggregate_name="agg-a", kind="HA", marker="HA", status="completed",
+                         state="healthy", cycle_id=1, snapshot_id=snapshot_id, created_at=_at(0),
+                         updated_at=_at(1), finished_at=_at(1), reason="cmp-1 failed: service down, "
+                         "heartbeat stale"),
+            models.Event(id="ev-2", aggregate_name="agg-b", kind="LB", marker="LB", status="manual_action",
+                         cycle_id=1, created_at=_at(2), updated_at=_at(2)),
+            models.Event(id="ev-3", aggregate_name="agg-a", kind="HA", marker="HA", status="executing",
+                         cycle_id=1, created_at=_at(3), updated_at=_at(3)),
+        ])
+        session.flush()
+        session.add_all([
+            models.Recommendation(id="rec-done", event_id="ev-1", action="evacuate", vm_id="vm-1",
+                                  source_host="cmp-1", target_host="cmp-2", ha_round=1, status="succeeded",
+                                  attempts=1, created_at=_at(0), updated_at=_at(1)),
+            models.Recommendation(id="rec-manual", event_id="ev-2", action="live_migrate", vm_id="vm-2",
+                                  source_host="cmp-3", target_host="cmp-4", status="manual_action",
+                                  load_calculation=LOAD, created_at=_at(2), updated_at=_at(2)),
+            models.Recommendation(id="rec-auto", event_id="ev-2", action="live_migrate", vm_id="vm-3",
+                                  source_host="cmp-3", target_host="cmp-4", status="created",
+                                  load_calculation=LOAD, created_at=_at(2, ), updated_at=_at(2)),
+            models.Recommendation(id="rec-running", event_id="ev-3", action="evacuate", vm_id="vm-locked",
+                                  source_host="cmp-2", target_host="cmp-1", ha_round=1, status="running",
+                                  attempts=1, created_at=_at(3), updated_at=_at(3)),
+        ])
+        session.flush()
+        session.add_all([
+            models.Operation(recommendation_id="rec-done", kind="start", attempt=1, created_at=_at(0)),
+            models.Operation(recommendation_id="rec-done", kind="execute", attempt=1, message="evacuate",
+                             created_at=_at(0)),
+            models.Operation(recommendation_id="rec-done", kind="success", attempt=1, duration_s=42.0,
+                             created_at=_at(1)),
+            models.VMState(vm_id="vm-locked", locked=True, lock_owner="executor:rec-running", locked_at=_at(3),
+                           desired_host="cmp-1", observed_host="cmp-2", observed_status="ACTIVE",
+                           transitional_state="migrating", deadline_at=_at(363), updated_at=_at(3)),
+            models.VMState(vm_id="vm-1", locked=False, observed_host="cmp-2", observed_status="ACTIVE",
+                           updated_at=_at(1)),
+            models.VMHistory(vm_id="vm-1", action="evacuate", status="succeeded", recommendation_id="rec-done",
+                             started_at=_at(0), finished_at=_at(1), duration_s=60.0),
+        ])
+    return snapshot_id
+
+
+class CastRecorder:
+    """Stands in for ``EngineAPI``: remembers each cast (method, kwargs)."""
+
+    def __init__(self):
+        self.casts = []
+
+    def cycle_now(self, ctxt):
+        self.casts.append(("cycle_now", {}))
+
+    def run_recommendation(self, ctxt, recommendation_id):
+        self.casts.append(("run_recommendation", {"recommendation_id": recommendation_id}))
+
+    def cancel_recommendation(self, ctxt, recommendation_id):
+        self.casts.append(("cancel_recommendation", {"recommendation_id": recommendation_id}))
+
+
+def make_conf(auth_strategy="noauth", **overrides):
+    """A private ConfigOpts with every KeyVRM group, parsed from no files."""
+    conf = cfg.ConfigOpts()
+    keyvrm_conf.register_all(conf)
+    conf([], project="keyvrm", default_config_files=[])
+    conf.set_override("auth_strategy", auth_strategy, "api")
+    for (group, name), value in overrides.items():
+        conf.set_override(name, value, group)
+    return conf
+
+
+def make_app(db, auth_strategy="noauth", rpc=None, **overrides):
+    """The real WSGI pipeline over ``db``."""
+    return api_app.build_app(make_conf(auth_strategy, **overrides), db=db, rpc=rpc or CastRecorder())

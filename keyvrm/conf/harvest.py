@@ -17,6 +17,11 @@ opts = [
     cfg.IntOpt("page_size", default=1000, min=1, help="Page size of paginated list calls."),
     cfg.IntOpt("source_timeout", default=60, min=1,
                help="Seconds one source may take before it is recorded as failed."),
+    cfg.StrOpt("region_name", default="RegionOne",
+               help="Name of the region the snapshot describes."),
+    cfg.IntOpt("migrations_since", default=86400, min=0,
+               help="Only migrations changed in the last this many seconds are read "
+                    "(0: all of them)."),
 ]
 
 

@@ -1,8 +1,13 @@
 """[heartbeat] options: hypervisor heartbeats kept in Redis behind Sentinel.
 
 Key layout: ``{key_prefix}{host}`` holds the POSIX time of the host's last heartbeat,
-written by keyvrm-heartbeat-agent with a TTL of ``ttl`` seconds.
+written by keyvrm-heartbeat-agent every ``interval`` seconds with a TTL of ``ttl``
+seconds. The TTL only clears out hosts that are gone for good: it must be much longer
+than any outage HA has to judge, or a dead host's heartbeat would read "missing"
+instead of "stale" (and HA would see insufficient evidence instead of a failure).
 """
+
+import socket
 
 from oslo_config import cfg
 
@@ -15,11 +20,20 @@ opts = [
                 help="Redis Sentinel addresses, host:port."),
     cfg.StrOpt("service_name", default="keyvrm", help="Sentinel master name."),
     cfg.StrOpt("password", secret=True, default="", help="Redis password."),
+    cfg.StrOpt("sentinel_password", secret=True, default="",
+               help="Password of the Sentinels themselves (empty: none)."),
     cfg.StrOpt("key_prefix", default="keyvrm:heartbeat:", help="Prefix of heartbeat keys."),
+    cfg.FloatOpt("socket_timeout", default=2.0, min=0.1,
+                 help="Seconds a Redis or Sentinel command may take."),
     cfg.IntOpt("interval", default=5, min=1, help="Seconds between an agent's heartbeats."),
-    cfg.IntOpt("ttl", default=60, min=2, help="Seconds a heartbeat key lives."),
+    cfg.IntOpt("ttl", default=7 * 86400, min=2,
+               help="Seconds a heartbeat key lives after its last write (see the module "
+                    "docstring: keep it far above stale_after)."),
     cfg.IntOpt("stale_after", default=30, min=2,
                help="A heartbeat older than this (against the cycle's time) is stale."),
+    cfg.StrOpt("host", default=socket.gethostname(), sample_default="<hostname>",
+               help="Name the agent writes its heartbeat under: the hypervisor's Nova "
+                    "compute host name."),
 ]
 
 

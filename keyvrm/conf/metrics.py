@@ -1,13 +1,20 @@
 """[metrics] options: the Prometheus-compatible TSDB and one PromQL expression per metric.
 
-Defaults follow node_exporter (hypervisors, label ``instance`` = host name) and
-libvirt exporter (VMs, label ``domain`` = instance name, ``uuid``) conventions. Each
-expression is a template: ``{window}`` becomes the averaging window (e.g. ``5m``).
+Defaults follow node_exporter (hypervisors: label ``instance``, ``host:9100`` or the
+host name; interfaces by ``device``) and the libvirt exporter (VMs: label ``uuid`` = the
+Nova server id) conventions. Each expression is a template: ``{window}`` becomes the
+averaging window in seconds (e.g. ``300s``). Host expressions must keep ``host_label``
+in their result; VM expressions ``vm_label``; the interface expression also
+``interface_label``. A result that is NaN or absent is recorded as missing, never 0.
 """
 
 from oslo_config import cfg
 
 GROUP = "metrics"
+
+# Physical NICs and bonds (and their VLANs); taps, bridges and vnet devices are left out:
+# they double-count traffic and report operstate "unknown" (node_network_up = 0).
+_UPLINKS = 'device=~"(en|eth|bond|ib).*"'
 
 opts = [
     cfg.StrOpt("driver", default="sim", choices=["prometheus", "sim"],
@@ -19,6 +26,13 @@ opts = [
     cfg.IntOpt("timeout", default=30, min=1, help="HTTP timeout of one query, s."),
     cfg.StrOpt("host_label", default="instance",
                help="Label that carries the hypervisor's name in host series."),
+    cfg.BoolOpt("host_label_strip_port", default=True,
+                help="Drop a trailing ':PORT' from the host label (node_exporter's "
+                     "instance is host:9100 unless relabelled)."),
+    cfg.StrOpt("vm_label", default="uuid",
+               help="Label that carries the Nova server id in VM series."),
+    cfg.StrOpt("interface_label", default="device",
+               help="Label that carries the interface name in the interface-state series."),
     cfg.StrOpt("host_cpu_query",
                default='100 * (1 - avg by (instance) (rate(node_cpu_seconds_total{mode="idle"}[{window}])))',
                help="Hypervisor CPU utilisation, %."),
@@ -27,22 +41,25 @@ opts = [
                        "/ avg_over_time(node_memory_MemTotal_bytes[{window}]))",
                help="Hypervisor RAM utilisation, %."),
     cfg.StrOpt("host_net_query",
-               default='sum by (instance) (rate(node_network_receive_bytes_total{device!="lo"}[{window}]) '
-                       '+ rate(node_network_transmit_bytes_total{device!="lo"}[{window}])) * 8 / 1e6',
-               help="Hypervisor network throughput, Mbit/s (divided by the host's capacity "
-                    "to give %)."),
+               default="100 * sum by (instance) (rate(node_network_receive_bytes_total{%(u)s}[{window}]) "
+                       "+ rate(node_network_transmit_bytes_total{%(u)s}[{window}])) "
+                       "/ sum by (instance) (2 * avg_over_time(node_network_speed_bytes{%(u)s}[{window}]))"
+                       % {"u": _UPLINKS},
+               help="Hypervisor network utilisation, % of its uplinks' full-duplex speed."),
     cfg.StrOpt("host_hugepages_query",
                default="100 * (1 - avg_over_time(node_memory_HugePages_Free[{window}]) "
                        "/ avg_over_time(node_memory_HugePages_Total[{window}]))",
-               help="Hypervisor HugePages utilisation, %."),
+               help="Hypervisor HugePages utilisation, % (no HugePages: 0/0, missing)."),
     cfg.StrOpt("host_interface_up_query",
-               default='min_over_time(node_network_up{device!="lo"}[{window}])',
-               help="Interface state per (instance, device): 1 up, 0 down at any time in the window."),
+               default="min_over_time(node_network_up{%s}[{window}])" % _UPLINKS,
+               help="Interface state per (host, interface): 1 up all the window, 0 down at "
+                    "some time in it."),
     cfg.StrOpt("vm_cpu_query",
                default="sum by (uuid) (rate(libvirt_domain_info_cpu_time_seconds_total[{window}]))",
                help="VM CPU, busy vCPUs."),
     cfg.StrOpt("vm_ram_query",
-               default="avg_over_time(libvirt_domain_info_memory_usage_bytes[{window}]) / 1048576",
+               default="sum by (uuid) (avg_over_time(libvirt_domain_info_memory_usage_bytes[{window}])) "
+                       "/ 1048576",
                help="VM RAM used, MB."),
     cfg.StrOpt("vm_net_query",
                default="sum by (uuid) (rate(libvirt_domain_interface_stats_receive_bytes_total[{window}]) "

@@ -1,0 +1,159 @@
+"""The metrics driver over the Prometheus HTTP API (VictoriaMetrics in production).
+
+One instant query (``GET /api/v1/query``) per metric, whatever the number of hosts
+and VMs: eight requests per harvest. Each expression is a ``[metrics]`` option whose
+``{window}`` is replaced by the averaging window; the query runs at the injected
+clock's time (the TSDB's own "now" without a clock). A NaN/Inf sample or a series the
+TSDB does not return is missing (None), never 0. A host's interfaces are known when
+the interface-state query returned at least one of its interfaces; those whose value
+is below 1 were down at some time in the window (a NaN value condemns nothing).
+
+A timeout, a refused connection or a 5xx answer raises ``DriverUnavailable``; an
+expression the TSDB rejects (4xx) raises ``DriverError`` naming the option.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+import threading
+from typing import Optional
+
+import requests
+
+from keyvrm.drivers.errors import DriverError
+from keyvrm.drivers.errors import DriverUnavailable
+from keyvrm.drivers.metrics import base
+from keyvrm.model import snapshot as m
+
+_PORT_SUFFIX = re.compile(r":\d+$")
+
+
+@dataclasses.dataclass(frozen=True)
+class MetricQueries:
+    """The PromQL templates, one per metric (field name = option name without ``_query``)."""
+
+    host_cpu: str
+    host_ram: str
+    host_net: str
+    host_hugepages: str
+    host_interface_up: str
+    vm_cpu: str
+    vm_ram: str
+    vm_net: str
+
+    @classmethod
+    def from_conf(cls, group) -> "MetricQueries":
+        """The templates of the ``[metrics]`` option group ``group``."""
+        return cls(**{f.name: getattr(group, f.name + "_query") for f in dataclasses.fields(cls)})
+
+
+def _sample(value) -> Optional[float]:
+    number = float(value[1])
+    return number if math.isfinite(number) else None
+
+
+class PrometheusMetricsDriver(base.MetricsDriver):
+    """``MetricsDriver`` reading a Prometheus-compatible TSDB; ``request_count`` counts queries."""
+
+    def __init__(self, url: str, queries: MetricQueries, *, window_s: int = 300,
+                 timeout_s: float = 30, host_label: str = "instance",
+                 strip_port: bool = True, vm_label: str = "uuid",
+                 interface_label: str = "device", clock=None, session=None):
+        self.url = url.rstrip("/") + "/api/v1/query"
+        self.queries = queries
+        self.window_s = window_s
+        self.timeout_s = timeout_s
+        self.host_label = host_label
+        self.strip_port = strip_port
+        self.vm_label = vm_label
+        self.interface_label = interface_label
+        self.clock = clock
+        self.session = session or requests.Session()
+        self.request_count = 0
+        self._count_lock = threading.Lock()
+
+    @classmethod
+    def from_conf(cls, conf, clock=None) -> "PrometheusMetricsDriver":
+        """The driver the ``[metrics]`` options describe."""
+        group = conf.metrics
+        return cls(group.url, MetricQueries.from_conf(group), window_s=group.window,
+                   timeout_s=group.timeout, host_label=group.host_label,
+                   strip_port=group.host_label_strip_port, vm_label=group.vm_label,
+                   interface_label=group.interface_label, clock=clock)
+
+    def query(self, name: str) -> list:
+        """(labels, value or None) of each series the ``{name}_query`` expression returns."""
+        expr = getattr(self.queries, name).replace("{window}", "%ds" % self.window_s)
+        params = {"query": expr}
+        if self.clock is not None:
+            params["time"] = "%.3f" % self.clock.time()
+        option = "[metrics] %s_query" % name
+        with self._count_lock:
+            self.request_count += 1
+        try:
+            resp = self.session.get(self.url, params=params, timeout=self.timeout_s)
+        except requests.RequestException as exc:
+            raise DriverUnavailable("TSDB at %s did not answer %s: %s" % (self.url, option, exc)) from exc
+        if resp.status_code >= 500:
+            raise DriverUnavailable("TSDB at %s answered %d to %s: %s"
+                                    % (self.url, resp.status_code, option, resp.text[:300]))
+        try:
+            body = resp.json()
+        except ValueError:
+            body = {}
+        if resp.status_code >= 400 or body.get("status") != "success":
+            raise DriverError("TSDB at %s refused %s (HTTP %d): %s" % (
+                self.url, option, resp.status_code, body.get("error") or resp.text[:300]))
+        data = body.get("data") or {}
+        if data.get("resultType") != "vector":
+            raise DriverError("%s must return an instant vector, the TSDB returned %r"
+                              % (option, data.get("resultType")))
+        return [(series.get("metric", {}), _sample(series["value"])) for series in data.get("result", ())]
+
+    def _host(self, labels) -> Optional[str]:
+        name = labels.get(self.host_label)
+        if name and self.strip_port:
+            name = _PORT_SUFFIX.sub("", name)
+        return name
+
+    def _by_host(self, name) -> dict:
+        out = {}
+        for labels, value in self.query(name):
+            host = self._host(labels)
+            if host:
+                out[host] = value
+        return out
+
+    def host_metrics(self, hosts=None):
+        """Each hypervisor seen in any host series, its fields None where a series is missing."""
+        values = {field: self._by_host("host_" + field)
+                  for field in ("cpu", "ram", "net", "hugepages")}
+        interfaces: dict = {}
+        for labels, value in self.query("host_interface_up"):
+            host, device = self._host(labels), labels.get(self.interface_label)
+            if host and device:
+                down = interfaces.setdefault(host, set())
+                if value is not None and value < 1:
+                    down.add(device)
+        names = set(interfaces).union(*values.values())
+        if hosts is not None:
+            names &= set(hosts)
+        return {host: m.HostMetrics(
+            cpu_pct=values["cpu"].get(host), ram_pct=values["ram"].get(host),
+            net_pct=values["net"].get(host), hugepages_pct=values["hugepages"].get(host),
+            down_interfaces=tuple(sorted(interfaces.get(host, ()))),
+            interfaces_known=host in interfaces) for host in names}
+
+    def _by_vm(self, name) -> dict:
+        return {labels[self.vm_label]: value for labels, value in self.query(name)
+                if labels.get(self.vm_label)}
+
+    def vm_metrics(self, vm_ids=None):
+        """Each VM seen in any VM series, its fields None where a series is missing."""
+        cpu, ram, net = self._by_vm("vm_cpu"), self._by_vm("vm_ram"), self._by_vm("vm_net")
+        ids = set(cpu).union(ram, net)
+        if vm_ids is not None:
+            ids &= set(vm_ids)
+        return {vm: m.VMMetrics(cpu.get(vm), ram.get(vm), net.get(vm)) for vm in ids}

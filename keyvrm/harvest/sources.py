@@ -1,0 +1,54 @@
+"""Build the harvest's drivers: the real ones from configuration, or the simulated region's."""
+
+from __future__ import annotations
+
+import importlib
+
+from keyvrm.drivers.heartbeat.sentinel import SentinelHeartbeatDriver
+from keyvrm.drivers.metrics.prometheus import PrometheusMetricsDriver
+from keyvrm import exception
+from keyvrm.harvest.assemble import HarvestSources
+
+OPENSTACK_DRIVER = "keyvrm.drivers.cloud.openstack"
+
+
+def _openstack_cloud(conf):
+    try:
+        module = importlib.import_module(OPENSTACK_DRIVER)
+    except ImportError as exc:
+        raise exception.InvalidField(
+            "harvest.cloud_driver", "'openstack' needs %s.OpenStackCloudDriver, which cannot be "
+            "imported: %s" % (OPENSTACK_DRIVER, exc)) from exc
+    return module.OpenStackCloudDriver.from_conf(conf)
+
+
+def _harvest_options(conf):
+    group = conf.harvest
+    return dict(region_name=group.region_name, migrations_since_s=group.migrations_since or None,
+                timeout_s=group.source_timeout)
+
+
+def sources_from_conf(conf, clock=None) -> HarvestSources:
+    """The real drivers ``[harvest]``, ``[metrics]`` and ``[heartbeat]`` name.
+
+    ``sim`` drivers are not built here (they need a simulated region: use
+    ``sources_for_sim``); asking for them raises ``InvalidField`` naming the option.
+    """
+    for option, value in (("harvest.cloud_driver", conf.harvest.cloud_driver),
+                          ("metrics.driver", conf.metrics.driver),
+                          ("heartbeat.driver", conf.heartbeat.driver)):
+        if value == "sim":
+            raise exception.InvalidField(option, "'sim' needs a simulated region: use "
+                                                 "keyvrm.harvest.sources.sources_for_sim")
+    return HarvestSources(cloud=_openstack_cloud(conf),
+                          metrics=PrometheusMetricsDriver.from_conf(conf, clock=clock),
+                          heartbeat=SentinelHeartbeatDriver.from_conf(conf),
+                          **_harvest_options(conf))
+
+
+def sources_for_sim(drivers, conf=None) -> HarvestSources:
+    """The sources of a simulated region (``keyvrm.drivers.simulated.SimDrivers``)."""
+    options = _harvest_options(conf) if conf is not None else {}
+    options["region_name"] = drivers.cloud.region.name
+    return HarvestSources(cloud=drivers.cloud, metrics=drivers.metrics,
+                          heartbeat=drivers.heartbeat, **options)

@@ -1,0 +1,1 @@
+"""The executor: runs recommendations as migrations, journals every step, settles events."""

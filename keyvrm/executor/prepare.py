@@ -1,0 +1,77 @@
+"""Whether a recommendation may still go ahead, from a fresh read of the cloud.
+
+The plan was made from a snapshot; by the time the executor holds the VM's lock the VM
+may have moved, changed state or the target may have filled up. ``rejection`` answers
+with the reason to cancel, or None.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from keyvrm.model import snapshot as m
+
+# Nova's vm_states that allow each action (API checks of evacuate and os-migrateLive).
+ALLOWED_STATUSES = {
+    "evacuate": ("ACTIVE", "SHUTOFF", "ERROR"),
+    "live_migrate": ("ACTIVE", "PAUSED"),
+}
+
+
+def server(cloud, vm_id) -> Optional[m.VM]:
+    """The server ``vm_id`` as the cloud reports it now, or None if it is gone."""
+    return next((vm for vm in cloud.list_servers() if vm.id == vm_id), None)
+
+
+def _vm_rejection(rec, vm, allow_rebuild_local_disk) -> Optional[str]:
+    action = rec["action"]
+    if vm is None:
+        return "VM %s no longer exists" % rec["vm_id"]
+    if vm.host != rec["source_host"]:
+        return "VM is on %s, not on the source %s any more" % (vm.host, rec["source_host"])
+    if vm.task_state is not None:
+        return "VM is busy (task_state %s)" % vm.task_state
+    if vm.status not in ALLOWED_STATUSES[action]:
+        return "VM status %s does not allow %s" % (vm.status, action)
+    if action == "evacuate" and vm.local_disk and not allow_rebuild_local_disk:
+        return "VM has a local disk that an evacuation would lose (allow_rebuild_local_disk is off)"
+    return None
+
+
+def _service_rejection(cloud, rec) -> Optional[str]:
+    if rec["action"] == "evacuate":
+        source = cloud.get_service(rec["source_host"])
+        if source.state != m.SERVICE_DOWN:
+            return "source %s compute service is up: it is not evacuated" % rec["source_host"]
+    target = cloud.get_service(rec["target_host"])
+    if target.state != m.SERVICE_UP:
+        return "target %s compute service is down" % rec["target_host"]
+    if target.status != m.SERVICE_ENABLED:
+        return "target %s compute service is disabled" % rec["target_host"]
+    return None
+
+
+def _capacity_rejection(cloud, vm, target_host) -> Optional[str]:
+    inventories = cloud.list_inventories().get(target_host, {})
+    for resource_class, amount in ((m.VCPU, vm.flavor.vcpus), (m.MEMORY_MB, vm.flavor.ram_mb)):
+        inventory = inventories.get(resource_class)
+        if inventory is None:
+            return "target %s has no %s inventory" % (target_host, resource_class)
+        if inventory.max_unit is not None and amount > inventory.max_unit:
+            return "target %s: %s %d exceeds max_unit %d" % (
+                target_host, resource_class, amount, inventory.max_unit)
+        if amount > inventory.free:
+            return "target %s is full: %s free %g < %d needed" % (
+                target_host, resource_class, inventory.free, amount)
+    return None
+
+
+def rejection(cloud, rec, vm, allow_rebuild_local_disk=False) -> Optional[str]:
+    """Why ``rec`` must be cancelled now (VM moved/busy/wrong state, services, capacity), or None.
+
+    ``vm`` is the fresh read of the server (``server``); services and the target's
+    Placement inventory are read here. Driver errors propagate (they are not reasons).
+    """
+    return (_vm_rejection(rec, vm, allow_rebuild_local_disk)
+            or _service_rejection(cloud, rec)
+            or _capacity_rejection(cloud, vm, rec["target_host"]))

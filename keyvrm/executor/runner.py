@@ -1,0 +1,398 @@
+"""Run one recommendation to a final status: lock, prepare, execute, poll, retry, record.
+
+Steps (SPEC 7, lifecycle rules of SPEC 8): the VM's lock is taken with the lifecycle
+(``VM is locked`` -> cancelled with the holder named); each attempt prepares from a
+fresh read (VM still on the source, in a state that allows the action, target up,
+enabled and with room; else cancelled with the reason), asks Nova (evacuate to the named
+target; live-migrate with block migration ``auto``) and polls the migration record until
+it ends or the lifecycle deadline passes. A failed attempt is classified
+(``keyvrm.executor.classify``): known leftovers are cleaned up, then the next attempt
+runs, up to ``max_attempts``, stopping early on a fatal error or when the same error
+repeats ``max_repeated_errors`` times in a row. An evacuated VM that was ACTIVE is
+started afterwards (Nova >= 2.95 leaves it SHUTOFF). Every step writes an operation
+row; a final error raises an alert.
+
+Lock owners are ``executor:<recommendation id>:<run token>``, so a run can tell a lock
+of its own recommendation (another run of it, or one that crashed) from another
+action's. Called again for a ``running`` recommendation (the engine resumes flows after
+a crash), a run takes the lock over from the crashed one and carries on from the
+journal: it polls the migration already started instead of starting another.
+"""
+
+from __future__ import annotations
+
+import datetime
+import uuid
+
+from oslo_log import log as logging
+
+from keyvrm.db import api as db_api
+from keyvrm.db import models
+from keyvrm.drivers.cloud import base as cloud_base
+from keyvrm.drivers import errors
+from keyvrm import exception
+from keyvrm.executor import classify
+from keyvrm.executor import cleanup
+from keyvrm.executor import journal
+from keyvrm.executor import prepare
+from keyvrm.executor.settings import ExecutorSettings  # noqa: F401 (the contract names it here)
+from keyvrm.executor import watch
+from keyvrm.lifecycle import states
+from keyvrm.lifecycle import tracker
+
+LOG = logging.getLogger(__name__)
+
+ACTIVE = "ACTIVE"
+
+
+def owner_prefix(recommendation_id) -> str:
+    """The start of every lock owner a run of this recommendation uses."""
+    return "executor:%s:" % recommendation_id
+
+
+def as_datetime(posix_s) -> datetime.datetime:
+    """Naive UTC datetime of a clock reading (the form the lifecycle and DB store)."""
+    return datetime.datetime.fromtimestamp(posix_s, datetime.timezone.utc).replace(tzinfo=None)
+
+
+def as_posix(naive_utc) -> float:
+    """POSIX seconds of a naive UTC datetime (the inverse of ``as_datetime``)."""
+    return naive_utc.replace(tzinfo=datetime.timezone.utc).timestamp()
+
+
+def run_recommendation(db, cloud, recommendation_id, *, clock, settings, notifier=None) -> str:
+    """Run (or resume) one recommendation; returns its status afterwards.
+
+    A final recommendation returns its status untouched; a ``manual_action`` one waits
+    for an operator's run and is not touched either. When another run of the same
+    recommendation holds the VM, this call returns the current status without acting.
+    """
+    rec = db_api.get_recommendation(db, recommendation_id)
+    if rec["status"] in models.RECOMMENDATION_FINAL or rec["status"] == "manual_action":
+        return rec["status"]
+    run = _Run(db, cloud, rec, clock, settings, notifier)
+    if rec["status"] == "created":
+        return run.start()
+    return run.resume()
+
+
+class _Run:
+    """One call of ``run_recommendation``: its lock token, transition and error history."""
+
+    def __init__(self, db, cloud, rec, clock, settings, notifier):
+        self.db, self.cloud, self.rec = db, cloud, rec
+        self.clock, self.settings, self.notifier = clock, settings, notifier
+        self.journal = journal.Journal(db, rec["id"], clock)
+        self.owner = owner_prefix(rec["id"]) + uuid.uuid4().hex[:8]
+        self.transition = None
+        self.was_active = False
+        self.error_keys = []
+
+    # --- helpers ---------------------------------------------------------------------
+    def _now(self):
+        return as_datetime(self.clock.time())
+
+    def _status(self):
+        return db_api.get_recommendation(self.db, self.rec["id"])["status"]
+
+    def _set_status(self, status, reason=None):
+        """Move the recommendation; if another run already ended it, its status wins."""
+        try:
+            db_api.set_recommendation_status(self.db, self.rec["id"], status, reason=reason)
+            return status
+        except exception.Conflict:
+            return self._status()
+
+    def _begin(self, action, timeouts_s, desired_status=None):
+        self.transition = tracker.begin(
+            self.db, self.rec["vm_id"], action, self.owner, self._now(), timeouts_s,
+            desired_host=self.rec["target_host"], desired_status=desired_status,
+            recommendation_id=self.rec["id"])
+
+    def _deadline_s(self):
+        return as_posix(self.transition.deadline_at)
+
+    def _holds_lock(self):
+        state = db_api.get_vm_state(self.db, self.rec["vm_id"])
+        return state["locked"] and state["lock_owner"] == self.owner
+
+    def _observed(self):
+        try:
+            return prepare.server(self.cloud, self.rec["vm_id"])
+        except errors.DriverError:
+            return None
+
+    # --- first run -------------------------------------------------------------------
+    def start(self):
+        """Lock the VM, mark the recommendation running and run its attempts."""
+        started = self.clock.time()
+        try:
+            self._begin(self.rec["action"], self.settings.lifecycle_timeouts_s)
+        except exception.VMLocked as locked:
+            if (locked.owner or "").startswith(owner_prefix(self.rec["id"])):
+                LOG.info("recommendation %s: another run holds VM %s", self.rec["id"],
+                         self.rec["vm_id"])
+                return self._status()
+            reason = str(locked)
+            self.journal.write("cancel", 0, reason, started_s=started)
+            return self._set_status("cancelled", reason)
+        try:
+            db_api.set_recommendation_status(self.db, self.rec["id"], "running")
+        except exception.Conflict:
+            # It ended (or was cancelled) between our read and our lock: leave it be.
+            db_api.end_vm_transition(self.db, self.rec["vm_id"], owner=self.owner)
+            return self._status()
+        self.journal.write("start", 0, "%s of VM %s from %s to %s; VM locked by %s" % (
+            self.rec["action"], self.rec["vm_id"], self.rec["source_host"],
+            self.rec["target_host"], self.owner), started_s=started)
+        return self._attempts(1)
+
+    # --- resume after a crash -------------------------------------------------------------
+    def resume(self):
+        """Carry on a ``running`` recommendation from its journal and the VM's lifecycle row."""
+        started = self.clock.time()
+        ops = db_api.list_operations(self.db, self.rec["id"])
+        done = journal.progress(ops)
+        self.was_active = done.first_status == ACTIVE
+        self.error_keys = [classify.error_key(rule, text) for rule, text in done.error_keys]
+        try:
+            state = db_api.get_vm_state(self.db, self.rec["vm_id"])
+        except exception.NotFound:
+            state = None
+        holder = (state or {}).get("lock_owner") or ""
+        if not (state and state["locked"] and holder.startswith(owner_prefix(self.rec["id"]))):
+            return self._resume_without_lock(done)
+        if not db_api.end_vm_transition(self.db, self.rec["vm_id"], owner=holder):
+            return self._status()  # another resumer took it over first
+        phase = state["transitional_state"] or states.transitional_state(self.rec["action"])
+        remaining_s = max(0.0, as_posix(state["deadline_at"]) - self.clock.time()) \
+            if state["deadline_at"] else self.settings.lifecycle_timeouts_s[phase]
+        action = "start" if phase == "starting" else self.rec["action"]
+        try:
+            self._begin(action, {phase: remaining_s}, desired_status=state["desired_status"])
+        except exception.VMLocked as locked:
+            return self._fail(done.attempt, None, None, "lost the VM on resume: %s" % locked)
+        self.journal.write("start", done.attempt, "resumed after a restart; lock taken over from "
+                           "%s by %s" % (holder, self.owner), started_s=started)
+        if phase == "starting":
+            return self._follow_start(done.attempt, started)
+        if done.migration_id is not None and not done.attempt_closed:
+            return self._attempts(done.attempt, migration_id=done.migration_id)
+        running = watch.running_migration(self.cloud, self.rec["vm_id"])
+        if running is not None and not done.attempt_closed:
+            self.journal.write("execute", max(done.attempt, 1), journal.accepted_message(
+                self.rec["action"], running.dest_host, running.id) + " (found after a restart)")
+            return self._attempts(max(done.attempt, 1), migration_id=running.id)
+        return self._attempts(done.attempt + 1 if done.attempt_closed else max(done.attempt, 1))
+
+    def _resume_without_lock(self, done):
+        """The lock went while the run was down (lifecycle timeout, admin unlock): judge by Nova."""
+        vm = self._observed()
+        at_target = vm is not None and vm.host == self.rec["target_host"]
+        running_again = not (self.rec["action"] == "evacuate" and self.was_active) or \
+            (vm is not None and vm.status == ACTIVE)
+        if at_target and running_again:
+            self.journal.write("success", done.attempt, "after a restart: VM found %s on the "
+                               "target %s" % (vm.status, vm.host))
+            return self._set_status("succeeded")
+        where = vm.host if vm is not None else "nowhere"
+        return self._fail(done.attempt, None, None, "the VM's lock was released while the run was "
+                          "down (lifecycle timeout or manual unlock); VM is on %s" % where,
+                          finish_transition=False)
+
+    # --- attempts -----------------------------------------------------------------------
+    def _attempts(self, attempt, migration_id=None):
+        """Run attempts from ``attempt`` until one succeeds, the run is cancelled or gives up."""
+        while True:
+            if migration_id is None:
+                outcome = self._try(attempt)
+            else:
+                outcome = self._follow(attempt, migration_id)
+                migration_id = None
+            if isinstance(outcome, str):
+                return outcome
+            verdict = classify.classify(outcome)
+            self.error_keys.append(classify.error_key(verdict.rule, outcome.message))
+            stop = self._stop_reason(verdict, attempt)
+            if stop:
+                return self._fail(attempt, outcome, verdict, stop)
+            self.journal.write("retry", attempt, journal.retry_message(verdict, attempt),
+                               error=outcome.message)
+            for action in verdict.cleanup:
+                self._clean(action, attempt)
+            self.clock.sleep(self.settings.retry_delay_s)
+            attempt += 1
+
+    def _stop_reason(self, verdict, attempt):
+        """Why no further attempt is made, or None."""
+        limit = self.settings.max_repeated_errors
+        if verdict.verdict == classify.FATAL:
+            return "%s is not worth retrying" % verdict.rule
+        if len(self.error_keys) >= limit and len(set(self.error_keys[-limit:])) == 1:
+            return "the same error %d times in a row (executor_max_repeated_errors)" % limit
+        if attempt >= self.settings.max_attempts:
+            return "%d attempts made (executor_max_attempts)" % attempt
+        if self.clock.time() >= self._deadline_s():
+            return "the %s timeout has passed" % states.transitional_state(self.rec["action"])
+        return None
+
+    def _clean(self, action, attempt):
+        started = self.clock.time()
+        try:
+            removed = cleanup.CLEANUPS[action](self.cloud, self.rec["vm_id"], self.rec["target_host"])
+            self.journal.write("cleanup", attempt, "%s: %s" % (action, ", ".join(removed) or "nothing left"),
+                               started_s=started)
+        except errors.DriverError as error:
+            self.journal.write("cleanup", attempt, "%s failed" % action, error=error, started_s=started)
+
+    def _try(self, attempt):
+        """One attempt: honour a cancel request, prepare, ask Nova, follow the migration."""
+        request = journal.cancel_request(db_api.list_operations(self.db, self.rec["id"]))
+        if request:
+            return self._cancel(attempt, request)
+        if not self._holds_lock():
+            LOG.warning("recommendation %s: lock of VM %s taken over; this run stops",
+                        self.rec["id"], self.rec["vm_id"])
+            return self._status()
+        started = self.clock.time()
+        try:
+            vm = prepare.server(self.cloud, self.rec["vm_id"])
+            reason = prepare.rejection(self.cloud, self.rec, vm, self.settings.allow_rebuild_local_disk)
+        except errors.DriverError as error:
+            self.journal.write("prepare", attempt, "could not read the cloud", error=error,
+                               started_s=started)
+            return classify.call_failure(error)
+        if reason:
+            return self._cancel(attempt, reason, started)
+        self.journal.write("prepare", attempt, journal.prepared_message(vm, self.rec["target_host"]),
+                           started_s=started)
+        if attempt == 1:
+            self.was_active = vm.status == ACTIVE
+        started = self.clock.time()
+        try:
+            migration = self._ask_nova()
+        except errors.DriverError as error:
+            self.journal.write("execute", attempt, "%s to %s refused" % (
+                self.rec["action"], self.rec["target_host"]), error=error, started_s=started)
+            return classify.call_failure(error)
+        self.journal.write("execute", attempt, journal.accepted_message(
+            self.rec["action"], self.rec["target_host"], migration.id), started_s=started)
+        return self._follow(attempt, migration.id)
+
+    def _ask_nova(self):
+        if self.rec["action"] == "evacuate":
+            return self.cloud.evacuate(self.rec["vm_id"], self.rec["target_host"])
+        return self.cloud.live_migrate(self.rec["vm_id"], self.rec["target_host"],
+                                       block_migration=cloud_base.BLOCK_MIGRATION_AUTO)
+
+    def _follow(self, attempt, migration_id):
+        """Poll the migration to its end; success, or the ``Failure`` of this attempt."""
+        started = self.clock.time()
+        target = self.rec["target_host"]
+        try:
+            migration = watch.poll_migration(self.cloud, migration_id, self.clock,
+                                             self.settings.poll_interval_s, self._deadline_s())
+        except errors.DriverError as error:
+            return classify.Failure(classify.MIGRATION, "migration %s: %s" % (migration_id, error),
+                                    migration_status="unknown")
+        if migration is None:
+            timeout = self.settings.lifecycle_timeouts_s[states.transitional_state(self.rec["action"])]
+            return classify.Failure(classify.TIMEOUT, "migration %s did not end within the %s "
+                                    "timeout (%d s)" % (migration_id, "migrating", timeout))
+        if migration.status in watch.SUCCEEDED:
+            vm = self._observed()
+            if vm is not None and vm.host == target:
+                return self._succeeded(attempt, vm, started)
+            return classify.Failure(classify.OUTCOME, "migration %s ended %s but the VM is on %s" % (
+                migration_id, migration.status, vm.host if vm else "no host"))
+        try:
+            found = cleanup.leftovers(self.cloud, self.rec["vm_id"], target)
+        except errors.DriverError:
+            found = frozenset()
+        return classify.Failure(classify.MIGRATION, "%s to %s ended %s" % (
+            migration.migration_type, target, migration.status),
+            migration_status=migration.status, leftovers=found)
+
+    # --- endings ----------------------------------------------------------------------------
+    def _succeeded(self, attempt, vm, started):
+        message = "VM %s on the target %s" % (vm.status, vm.host)
+        tracker.finish(self.db, self.transition, self._now(), True, vm.host, vm.status,
+                       message=message)
+        if self.rec["action"] == "evacuate" and self.was_active and vm.status != ACTIVE:
+            return self._start_after_evacuation(attempt)
+        self.journal.write("success", attempt, message, started_s=started)
+        return self._set_status("succeeded")
+
+    def _start_after_evacuation(self, attempt):
+        """Start the evacuated VM that was running before, as its own lifecycle action."""
+        started = self.clock.time()
+        try:
+            self._begin("start", self.settings.lifecycle_timeouts_s, desired_status=ACTIVE)
+        except exception.VMLocked as locked:
+            return self._fail(attempt, None, None, "evacuated, but not started: %s" % locked,
+                              finish_transition=False)
+        try:
+            self.cloud.start_server(self.rec["vm_id"])
+        except errors.DriverError as error:
+            tracker.not_delivered(self.db, self.transition, self._now(), error)
+            self.journal.write("execute", attempt, "start after the evacuation refused", error=error,
+                               started_s=started)
+            return self._fail(attempt, classify.call_failure(error), None,
+                              "evacuated to %s, but the start was refused" % self.rec["target_host"],
+                              finish_transition=False)
+        self.journal.write("execute", attempt, "start after the evacuation accepted (Nova >= 2.95 "
+                           "leaves an evacuated VM SHUTOFF)", started_s=started)
+        return self._follow_start(attempt, started)
+
+    def _follow_start(self, attempt, started):
+        try:
+            vm = watch.poll_server_status(self.cloud, self.rec["vm_id"], ACTIVE, self.clock,
+                                          self.settings.poll_interval_s, self._deadline_s())
+        except errors.DriverError as error:
+            vm, failure = None, classify.call_failure(error)
+        else:
+            failure = None
+        if vm is not None and vm.status == ACTIVE and vm.task_state is None:
+            message = "VM ACTIVE on the target %s" % vm.host
+            tracker.finish(self.db, self.transition, self._now(), True, vm.host, vm.status,
+                           message=message)
+            self.journal.write("success", attempt, message, started_s=started)
+            return self._set_status("succeeded")
+        status = "%s/%s" % (vm.status, vm.task_state) if vm is not None else "unknown"
+        return self._fail(attempt, failure, None, "evacuated to %s, but not ACTIVE by the "
+                          "starting timeout (status %s)" % (self.rec["target_host"], status))
+
+    def _cancel(self, attempt, reason, started=None):
+        self.journal.write("cancel", attempt, reason, started_s=started)
+        tracker.not_delivered(self.db, self.transition, self._now(), "cancelled: %s" % reason)
+        return self._set_status("cancelled", reason)
+
+    def _fail(self, attempt, failure, verdict, reason, finish_transition=True):
+        """Give up: journal the error, end the transition as failed, alert."""
+        error = failure.message if failure is not None else None
+        self.journal.write("error", attempt, "giving up: %s" % reason, error=error)
+        if finish_transition and self.transition is not None:
+            vm = self._observed()
+            tracker.finish(self.db, self.transition, self._now(), False,
+                           vm.host if vm else None, vm.status if vm else None,
+                           message="%s%s" % (reason, ": %s" % error if error else ""))
+        status = self._set_status("failed", reason)
+        if status == "failed":
+            self._alert(attempt, error, verdict, reason)
+        return status
+
+    def _alert(self, attempt, error, verdict, reason):
+        if self.notifier is None:
+            return
+        try:
+            aggregate = db_api.get_event_summary(self.db, self.rec["event_id"])["aggregate_name"]
+        except exception.NotFound:
+            aggregate = None
+        self.notifier.recommendation_error({
+            "recommendation_id": self.rec["id"], "event_id": self.rec["event_id"],
+            "aggregate": aggregate, "action": self.rec["action"], "vm_id": self.rec["vm_id"],
+            "source_host": self.rec["source_host"], "target_host": self.rec["target_host"],
+            "attempts": attempt, "error": error,
+            "error_rule": verdict.rule if verdict else None,
+            "error_class": verdict.verdict if verdict else classify.FATAL,
+            "reason": reason, "failed_at": self.clock.time()})

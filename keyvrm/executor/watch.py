@@ -1,0 +1,75 @@
+"""Waiting on the cloud: poll a migration record or a server's status until it settles.
+
+Every wait takes the injected clock and a deadline (clock seconds, from the lifecycle
+timeout); an unanswered poll is logged and the polling goes on until the deadline.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from oslo_log import log as logging
+
+from keyvrm.drivers import errors
+from keyvrm.executor import prepare
+from keyvrm.model import snapshot as m
+
+LOG = logging.getLogger(__name__)
+
+SUCCEEDED = frozenset(("done", "completed"))
+FINAL = SUCCEEDED | frozenset(("error", "failed", "cancelled"))
+
+
+def _transient(error) -> bool:
+    return isinstance(error, errors.DriverError) and error.retryable
+
+
+def wait_interval(clock, interval_s, deadline_s) -> bool:
+    """Sleep one interval (not past the deadline); False once the deadline has come."""
+    remaining = deadline_s - clock.time()
+    if remaining <= 0:
+        return False
+    clock.sleep(min(interval_s, remaining))
+    return True
+
+
+def poll_migration(cloud, migration_id, clock, interval_s, deadline_s) -> Optional[m.Migration]:
+    """The migration record once it is final; None if the deadline comes first.
+
+    ``NotFoundInCloud`` (the record vanished) and other non-transient errors propagate.
+    """
+    while True:
+        try:
+            migration = cloud.get_migration(migration_id)
+            if migration.status in FINAL:
+                return migration
+        except errors.DriverError as error:
+            if not _transient(error):
+                raise
+            LOG.warning("migration %s: poll unanswered (%s); polling on", migration_id, error)
+        if not wait_interval(clock, interval_s, deadline_s):
+            return None
+
+
+def poll_server_status(cloud, vm_id, wanted_status, clock, interval_s, deadline_s
+                       ) -> Optional[m.VM]:
+    """The server once it shows ``wanted_status`` with no task; else the last read at the deadline."""
+    last = None
+    while True:
+        try:
+            last = prepare.server(cloud, vm_id)
+            if last is not None and last.status == wanted_status and last.task_state is None:
+                return last
+        except errors.DriverError as error:
+            if not _transient(error):
+                raise
+            LOG.warning("VM %s: status poll unanswered (%s); polling on", vm_id, error)
+        if not wait_interval(clock, interval_s, deadline_s):
+            return last
+
+
+def running_migration(cloud, vm_id) -> Optional[m.Migration]:
+    """The newest migration of the VM that has not ended, if any (a resumed run adopts it)."""
+    running = [mig for mig in cloud.list_migrations()
+               if mig.server_id == vm_id and mig.status not in FINAL]
+    return max(running, key=lambda mig: mig.id) if running else None

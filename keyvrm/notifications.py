@@ -1,0 +1,100 @@
+"""Alerts: final recommendation errors and fencing failures, as oslo.messaging notifications.
+
+Event types (priority ``error``, publisher ``keyvrm``):
+
+``keyvrm.recommendation.error`` — a recommendation ended ``failed``. Payload:
+    ``recommendation_id``, ``event_id``, ``aggregate`` (str or None), ``action``
+    (``evacuate``/``live_migrate``/``stop``), ``vm_id``, ``source_host``, ``target_host``,
+    ``attempts`` (int, first one included), ``error`` (the last error text),
+    ``error_rule`` (the classification row that named it, see
+    ``keyvrm.executor.classify.RULES``), ``error_class`` (``retry``,
+    ``retry_after_cleanup`` or ``fatal``), ``reason`` (why the executor stopped) and
+    ``failed_at`` (POSIX seconds of the injected clock).
+
+``keyvrm.fencing.error`` — HA could not fence a host. Payload as the fencing step builds
+    it; at least ``host``, ``event_id``, ``error`` and ``failed_at``.
+
+The transport and driver come from ``[oslo_messaging_notifications]`` (set
+``driver = messagingv2``). If ``[executor] alertmanager_url`` is set, each alert is also
+POSTed to its ``/api/v2/alerts`` (Alertmanager's API v2: a list of alerts with
+``labels``, ``annotations`` and ``startsAt``). Sending never raises: a lost alert is
+logged, and the work that raised it goes on.
+"""
+
+from __future__ import annotations
+
+import datetime
+
+from oslo_log import log as logging
+import oslo_messaging
+import requests
+
+LOG = logging.getLogger(__name__)
+
+PUBLISHER_ID = "keyvrm"
+RECOMMENDATION_ERROR = "keyvrm.recommendation.error"
+FENCING_ERROR = "keyvrm.fencing.error"
+ALERTMANAGER_PATH = "/api/v2/alerts"
+
+_ALERT_NAMES = {RECOMMENDATION_ERROR: "KeyVRMRecommendationError",
+                FENCING_ERROR: "KeyVRMFencingError"}
+_LABEL_KEYS = ("aggregate", "action", "vm_id", "source_host", "target_host", "host",
+               "event_id", "recommendation_id", "error_class")
+
+
+def alertmanager_endpoint(url):
+    """The alerts URL for a configured Alertmanager base URL (or None when not configured)."""
+    if not url:
+        return None
+    url = url.rstrip("/")
+    return url if url.endswith(ALERTMANAGER_PATH) else url + ALERTMANAGER_PATH
+
+
+def alert_of(event_type, payload) -> dict:
+    """The Alertmanager v2 alert for one notification: labels to route on, text to read."""
+    labels = {"alertname": _ALERT_NAMES[event_type], "severity": "critical",
+              "service": "keyvrm"}
+    labels.update({k: str(payload[k]) for k in _LABEL_KEYS if payload.get(k) is not None})
+    alert = {"labels": labels,
+             "annotations": {"summary": payload.get("reason") or event_type,
+                             "description": str(payload.get("error") or "")}}
+    if payload.get("failed_at") is not None:
+        alert["startsAt"] = datetime.datetime.fromtimestamp(
+            payload["failed_at"], datetime.timezone.utc).isoformat()
+    return alert
+
+
+class Notifier:
+    """Sends KeyVRM's alerts; one per process, shared by the executor and the fencing step."""
+
+    def __init__(self, conf, transport=None, driver=None, topics=None):
+        self._transport = transport or oslo_messaging.get_notification_transport(conf)
+        self._notifier = oslo_messaging.Notifier(self._transport, publisher_id=PUBLISHER_ID,
+                                                 driver=driver, topics=topics)
+        if not self._notifier.is_enabled():
+            LOG.warning("no [oslo_messaging_notifications] driver is set: KeyVRM alerts are "
+                        "dropped (set driver = messagingv2)")
+        self._alertmanager = alertmanager_endpoint(conf.executor.alertmanager_url)
+        self._timeout_s = conf.executor.alertmanager_timeout
+
+    def recommendation_error(self, payload: dict) -> None:
+        """Alert that a recommendation ended ``failed`` (payload: see the module docstring)."""
+        self._send(RECOMMENDATION_ERROR, payload)
+
+    def fencing_error(self, payload: dict) -> None:
+        """Alert that a host could not be fenced (payload: see the module docstring)."""
+        self._send(FENCING_ERROR, payload)
+
+    def _send(self, event_type, payload):
+        try:
+            self._notifier.error({}, event_type, payload)
+        except Exception:
+            LOG.exception("notification %s could not be sent: %s", event_type, payload)
+        if self._alertmanager:
+            try:
+                response = requests.post(self._alertmanager, json=[alert_of(event_type, payload)],
+                                         timeout=self._timeout_s)
+                response.raise_for_status()
+            except requests.RequestException as error:
+                LOG.error("alert %s not accepted by %s: %s", event_type, self._alertmanager,
+                          error)

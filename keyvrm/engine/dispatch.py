@@ -1,0 +1,178 @@
+"""Where flows run: in this engine's thread pool (local) or as jobs on a TaskFlow jobboard.
+
+Both dispatchers persist a flow (``persistence.Persistence.create``) before anything
+runs it, so a crash at any point leaves it to be resumed; both rebuild a flow by its
+registered name from ``keyvrm.flows.registry`` (or a test's own mapping) and the
+persisted store. ``LocalDispatcher`` is the embedded default and the demo's;
+``JobboardDispatcher`` only posts: conductors (``keyvrm.engine.conductor``) in every
+engine claim and run the jobs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from typing import Callable, Iterable, Mapping, Optional
+
+import futurist
+from taskflow import engines as taskflow_engines
+
+from keyvrm.engine import persistence as engine_persistence
+from keyvrm import exception
+from keyvrm.flows import registry
+from keyvrm.flows import resources as flow_resources
+
+LOG = logging.getLogger(__name__)
+
+# A callable(taskflow_engine, record) -> TaskFlow listener, attached to every flow run.
+ListenerFactory = Callable[[object, engine_persistence.FlowRecord], object]
+
+
+def check_flow_name(flows: Mapping[str, Callable], name: str) -> None:
+    """Refuse a flow name the registry does not know (``InvalidField`` naming ``flow``)."""
+    if name not in flows:
+        raise exception.InvalidField("flow", f"unknown flow {name!r}; known: {', '.join(sorted(flows))}")
+
+
+def load_engine(persistence: engine_persistence.Persistence, flows: Mapping[str, Callable],
+                record: engine_persistence.FlowRecord, resources):
+    """A TaskFlow engine for a persisted flow: finished tasks are skipped, the rest (re)run."""
+    check_flow_name(flows, record.flow_name)
+    flow = flows[record.flow_name](resources, **record.store)
+    return taskflow_engines.load(flow, store=record.store, flow_detail=record.flow_detail,
+                                 book=record.book, backend=persistence.backend)
+
+
+class _ResourcesOnce:
+    """Builds the engine's resources on first use, handing them the dispatcher they dispatch through."""
+
+    def __init__(self, factory, dispatcher):
+        self._factory = factory
+        self._dispatcher = dispatcher
+        self._lock = threading.Lock()
+        self._value = None
+
+    def get(self):
+        with self._lock:
+            if self._value is None:
+                self._value = self._factory(self._dispatcher)
+            return self._value
+
+
+class LocalDispatcher(flow_resources.Dispatcher):
+    """Runs dispatched flows in a thread pool of this process, persisted so a restart resumes them.
+
+    ``resources_factory(dispatcher) -> EngineResources`` is called once, on first use.
+    """
+
+    def __init__(self, resources_factory, persistence: engine_persistence.Persistence, *,
+                 flows: Optional[Mapping[str, Callable]] = None, workers: int = 4,
+                 listener_factories: Iterable[ListenerFactory] = ()):
+        self.persistence = persistence
+        self.flows = registry.FLOWS if flows is None else flows
+        self._resources = _ResourcesOnce(resources_factory, self)
+        self._listener_factories = tuple(listener_factories)
+        self._pool = futurist.ThreadPoolExecutor(max_workers=workers)
+        self._idle = threading.Condition()
+        self._pending = 0
+        self._running = set()
+        self._stopping = False
+
+    @property
+    def resources(self):
+        return self._resources.get()
+
+    def dispatch(self, name: str, store: dict) -> None:
+        """Persist flow ``name`` with ``store`` and run it in the pool; returns at once."""
+        check_flow_name(self.flows, name)
+        self._submit(self.persistence.create(name, store, engine_persistence.LOCAL))
+
+    def resume_unfinished(self) -> int:
+        """Run again every persisted local flow that did not finish; returns how many."""
+        records = self.persistence.unfinished(engine_persistence.LOCAL)
+        for record in records:
+            LOG.info("resuming flow %s (%s) store=%s", record.flow_name, record.flow_uuid, record.store)
+            self._submit(record)
+        return len(records)
+
+    def wait_idle(self, timeout_s: Optional[float] = None) -> bool:
+        """Wait until no dispatched flow is queued or running (children included); False on timeout."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._pending == 0, timeout=timeout_s)
+
+    def stop(self) -> None:
+        """Stop taking flows; running ones finish their current task and are left suspended (resumable)."""
+        with self._idle:
+            self._stopping = True
+            running = list(self._running)
+        for engine in running:
+            engine.suspend()
+        self._pool.shutdown(wait=True)
+
+    def _submit(self, record):
+        with self._idle:
+            if self._stopping:
+                LOG.info("engine stopping: flow %s (%s) left for the next start",
+                         record.flow_name, record.flow_uuid)
+                return
+            self._pending += 1
+        self._pool.submit(self._run, record)
+
+    def _run(self, record):
+        try:
+            engine = load_engine(self.persistence, self.flows, record, self.resources)
+            with self._idle:
+                if self._stopping:
+                    return
+                self._running.add(engine)
+            try:
+                run_to_end(engine, record, self._listener_factories)
+            finally:
+                with self._idle:
+                    self._running.discard(engine)
+            if engine.storage.get_flow_state() in engine_persistence.FINISHED_STATES:
+                self.persistence.forget(record.book.uuid)
+        except Exception:
+            LOG.exception("flow %s (%s) could not run; it stays persisted", record.flow_name, record.flow_uuid)
+        finally:
+            with self._idle:
+                self._pending -= 1
+                self._idle.notify_all()
+
+
+def run_to_end(engine, record, listener_factories) -> None:
+    """Run a loaded engine with the listeners; a failed (reverted) flow is logged, not raised."""
+    with contextlib.ExitStack() as stack:
+        for factory in listener_factories:
+            stack.enter_context(factory(engine, record))
+        try:
+            engine.run()
+        except Exception:
+            if engine.storage.get_flow_state() not in engine_persistence.FINISHED_STATES:
+                raise
+            LOG.exception("flow %s (%s) failed and was reverted", record.flow_name, record.flow_uuid)
+
+
+class JobboardDispatcher(flow_resources.Dispatcher):
+    """Posts dispatched flows as jobs on a TaskFlow jobboard; a conductor in some engine runs each."""
+
+    JOB_PREFIX = "keyvrm-"
+
+    def __init__(self, resources_factory, persistence: engine_persistence.Persistence, jobboard, *,
+                 flows: Optional[Mapping[str, Callable]] = None):
+        self.persistence = persistence
+        self.jobboard = jobboard
+        self.flows = registry.FLOWS if flows is None else flows
+        self._resources = _ResourcesOnce(resources_factory, self)
+
+    @property
+    def resources(self):
+        return self._resources.get()
+
+    def dispatch(self, name: str, store: dict) -> None:
+        """Persist flow ``name`` (logbook first: the job only names it) and post it as a job."""
+        check_flow_name(self.flows, name)
+        record = self.persistence.create(name, store, engine_persistence.JOB)
+        self.jobboard.post(self.JOB_PREFIX + name, book=record.book,
+                           details={"flow_uuid": record.flow_uuid, "store": record.store})

@@ -1,0 +1,231 @@
+"""keyvrm-engine: the periodic MasterFlow, the flows it starts, and how several engines share them.
+
+Topology
+--------
+* **One engine** (embedded default, demo): flows run in this process's thread pool
+  (``LocalDispatcher``); TaskFlow persists each flow in the KeyVRM database, so after a
+  crash the next start resumes every unfinished flow (the task that was running runs
+  again; finished tasks do not). No Redis needed.
+* **Several engines** (``[engine] coordination_url`` + ``jobboard_url``, Redis): every
+  engine runs a conductor on the TaskFlow Redis jobboard; MasterFlow, per-aggregate and
+  executor flows are posted there as jobs (``JobboardDispatcher``) and claimed by any
+  conductor. One tooz lock elects the engine that posts the periodic MasterFlow; if it
+  dies the lock expires after ``leader_lock_ttl`` and the next engine to tick takes the
+  schedule over, keeping its grid (the last tick is shared in Redis). Jobboard claims
+  never expire, so each engine refreshes a liveness key every tick and a reaper in every
+  engine abandons jobs of conductors whose key expired; they are then claimed anew and
+  resume from the database. A restarted engine takes back its own jobs at once.
+* **Stop** (SIGTERM): stop taking work, let running tasks finish, suspend their flows
+  (persisted, resumable), hand jobs back to the board, release the leader lock.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Callable, Iterable, Mapping, Optional
+from urllib import parse
+
+import redis
+from taskflow.jobs import backends as jobboard_backends
+
+from keyvrm import clock as keyvrm_clock
+from keyvrm.db import api as db_api
+from keyvrm.engine import conductor as engine_conductor
+from keyvrm.engine import dispatch
+from keyvrm.engine import leader as engine_leader
+from keyvrm.engine import persistence as engine_persistence
+from keyvrm.engine import reaper
+from keyvrm.engine import schedule as engine_schedule
+from keyvrm.flows import registry
+
+LOG = logging.getLogger(__name__)
+MASTER = "master"
+
+
+def jobboard_from_url(url: str, namespace: str, backend, name: str):
+    """The TaskFlow Redis jobboard at ``url`` (redis://host:port/db), its keys under ``namespace``."""
+    parts = parse.urlsplit(url)
+    board_conf = {"board": "redis", "host": parts.hostname or "127.0.0.1", "port": parts.port or 6379,
+                  "namespace": namespace + "-jobs"}
+    if parts.password:
+        board_conf["password"] = parse.unquote(parts.password)
+    if parts.path.strip("/"):
+        board_conf["db"] = int(parts.path.strip("/"))
+    return jobboard_backends.fetch(name, board_conf, persistence=backend)
+
+
+class SharedTick:
+    """The schedule's last tick, shared through Redis so a new leader keeps the grid."""
+
+    def __init__(self, client, namespace: str):
+        self._client = client
+        self._key = "%s:schedule:last_tick_s" % namespace
+
+    def load(self) -> Optional[float]:
+        value = self._client.get(self._key)
+        return None if value is None else float(value)
+
+    def save(self, tick_s: float) -> None:
+        self._client.set(self._key, repr(tick_s))
+
+
+class Engine:
+    """One keyvrm-engine: dispatcher (+ conductor), leader election, schedule, reaper.
+
+    ``resources_factory(dispatcher) -> EngineResources`` builds the live objects flows use.
+    ``flows`` defaults to ``keyvrm.flows.registry.FLOWS``; ``listener_factories`` are
+    attached to every flow run (tests use one to crash at a task boundary).
+    """
+
+    def __init__(self, conf, resources_factory: Callable, *, flows: Optional[Mapping[str, Callable]] = None,
+                 clock=None, listener_factories: Iterable = (), rpc_transport=None):
+        self._conf = conf
+        self._resources_factory = resources_factory
+        self.flows = registry.FLOWS if flows is None else flows
+        self._clock = clock or keyvrm_clock.WallClock()
+        self._listener_factories = tuple(listener_factories)
+        self._rpc_transport = rpc_transport
+        self._stopping = threading.Event()
+        self._threads = []
+        self._redis = None
+        self._jobboard = None
+        self._conductor = None
+        self._liveness = None
+        self._shared_tick = None
+        self._rpc_server = None
+        self._schedule = engine_schedule.Schedule()
+        self._last_reap = float("-inf")
+        self.name = conf.engine.conductor_name
+        self.persistence = None
+        self.dispatcher = None
+        self.leader = None
+        self.resumed_count = 0
+
+    @property
+    def tick_s(self) -> float:
+        """How often the engine refreshes its liveness and leadership and looks at the schedule."""
+        ec = self._conf.engine
+        return min(1.0, ec.conductor_liveness_ttl / 3.0, ec.leader_lock_ttl / 3.0)
+
+    @property
+    def is_leader(self) -> bool:
+        """Whether this engine ran the schedule at its last tick."""
+        return self.leader is not None and self.leader.is_leader
+
+    def start(self) -> None:
+        """Upgrade TaskFlow's schema, resume unfinished flows, join the cluster, start the loop."""
+        ec = self._conf.engine
+        self.persistence = engine_persistence.Persistence(self._conf.database.connection)
+        self.persistence.upgrade()
+        if ec.jobboard_url:
+            self._start_jobboard()
+        else:
+            self.dispatcher = dispatch.LocalDispatcher(
+                self._resources_factory, self.persistence, flows=self.flows, workers=ec.executor_workers,
+                listener_factories=self._listener_factories)
+            self.resumed_count = self.dispatcher.resume_unfinished()
+        if ec.coordination_url:
+            self.leader = engine_leader.LeaderElection(ec.coordination_url, self.name, ec.leader_lock_ttl,
+                                                       namespace=ec.namespace)
+        else:
+            self.leader = engine_leader.SoleLeader()
+        self.leader.start()
+        if ec.rpc_enabled:
+            self._start_rpc()
+        self._spawn(self._loop, "keyvrm-engine-loop")
+        LOG.info("engine %s started (%s, %s); %d unfinished flows resumed", self.name,
+                 "jobboard" if ec.jobboard_url else "local flows",
+                 "elected schedule" if ec.coordination_url else "sole scheduler", self.resumed_count)
+
+    def run_cycle_now(self) -> None:
+        """Start a MasterFlow now, whoever leads (an operator's "cycle now")."""
+        self.dispatcher.dispatch(MASTER, {})
+
+    def stop(self) -> None:
+        """Graceful stop: no new work; running tasks finish, their flows stay resumable; leadership released."""
+        self._stopping.set()
+        if self._rpc_server is not None:
+            self._rpc_server.stop()
+            self._rpc_server.wait()
+        for thread in self._threads:
+            if thread.name == "keyvrm-engine-loop":
+                thread.join()
+        if self.leader is not None:
+            self.leader.stop()
+        if self._conductor is not None:
+            self._conductor.stop()
+            for thread in self._threads:
+                thread.join()
+            self._liveness.clear(self.name)
+            self._jobboard.close()
+        else:
+            self.dispatcher.stop()
+        self.persistence.close()
+        LOG.info("engine %s stopped", self.name)
+
+    # --- internals ---------------------------------------------------------------------------
+
+    def _start_jobboard(self):
+        ec = self._conf.engine
+        self._redis = redis.Redis.from_url(ec.jobboard_url)
+        self._liveness = reaper.Liveness(self._redis, ec.namespace, ec.conductor_liveness_ttl)
+        self._liveness.beat(self.name)
+        self._shared_tick = SharedTick(self._redis, ec.namespace)
+        self._jobboard = jobboard_from_url(ec.jobboard_url, ec.namespace, self.persistence.backend,
+                                           "keyvrm-" + self.name)
+        self._jobboard.connect()
+        self.dispatcher = dispatch.JobboardDispatcher(self._resources_factory, self.persistence,
+                                                      self._jobboard, flows=self.flows)
+        self.resumed_count = len(reaper.release_own(self._jobboard, self.name))
+        dispatcher = self.dispatcher
+        self._conductor = engine_conductor.FlowConductor(
+            self.name, self._jobboard, self.persistence, lambda: dispatcher.resources, self.flows,
+            listener_factories=self._listener_factories, max_simultaneous_jobs=ec.executor_workers)
+        self._spawn(self._conductor.run, "keyvrm-conductor")
+
+    def _start_rpc(self):
+        from keyvrm.engine import manager
+        self._rpc_server = manager.rpc_server(self._conf, self, transport=self._rpc_transport)
+        self._rpc_server.start()
+
+    def _spawn(self, target, name):
+        thread = threading.Thread(target=target, name=name, daemon=True)
+        thread.start()
+        self._threads.append(thread)
+
+    def _loop(self):
+        while not self._stopping.is_set():
+            try:
+                self._tick()
+            except Exception:
+                LOG.exception("engine tick failed; retrying at the next one")
+            self._stopping.wait(self.tick_s)
+
+    def _tick(self):
+        if self._liveness is not None and not self._liveness.beat(self.name):
+            LOG.warning("conductor %s: its liveness key had expired; its jobs may have been reaped", self.name)
+        if self._jobboard is not None and time.monotonic() - self._last_reap >= self._conf.engine.reaper_interval:
+            self._last_reap = time.monotonic()
+            reaper.reap(self._jobboard, self._liveness, self.name)
+        was_leader = self.leader.is_leader
+        if not self.leader.tick():
+            return
+        if not was_leader and self._shared_tick is not None:
+            self._schedule = engine_schedule.Schedule(self._shared_tick.load())
+        self._run_schedule()
+
+    def _run_schedule(self):
+        period_s = db_api.get_app_config(self.dispatcher.resources.db).period
+        now_s = self._clock.time()
+        if not self._schedule.is_due(now_s, period_s):
+            return
+        if any(r.flow_name == MASTER for mode in (engine_persistence.LOCAL, engine_persistence.JOB)
+               for r in self.persistence.unfinished(mode)):
+            LOG.info("cycle due but the previous MasterFlow has not finished; skipping this tick")
+        else:
+            self.dispatcher.dispatch(MASTER, {})
+        self._schedule = self._schedule.ticked(now_s, period_s)
+        if self._shared_tick is not None:
+            self._shared_tick.save(self._schedule.last_tick_s)

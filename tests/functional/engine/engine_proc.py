@@ -1,0 +1,102 @@
+"""A keyvrm-engine process for the functional tests: the real Engine over the test-only flows.
+
+Tests fork it (``multiprocessing`` fork context, ``main`` as target) so a start costs no
+imports; ``python -m tests.functional.engine.engine_proc`` runs it by hand:
+
+  python -m tests.functional.engine.engine_proc --db URL --ledger FILE [--jobboard REDIS_URL]
+      [--name NAME] [--namespace NS] [--exit-when-idle]
+
+KEYVRM_TEST_KILL_AT=<task>:<before|after> makes the process SIGKILL itself when that task
+starts (state RUNNING persisted) or has finished (result persisted).
+"""
+
+import argparse
+import json
+import os
+import signal
+import sys
+import threading
+
+from oslo_config import cfg
+import redis
+from taskflow.listeners import base as listener_base
+from taskflow import states
+
+from keyvrm import clock
+from keyvrm import conf as keyvrm_conf
+from keyvrm.db import api as db_api
+from keyvrm.engine import service
+from keyvrm.flows import resources as flow_resources
+from tests.functional.engine import miniflows
+
+
+class KillAt(listener_base.Listener):
+    """SIGKILLs this process at one task boundary."""
+
+    def __init__(self, engine, task_name, when):
+        super().__init__(engine, task_listen_for=(states.RUNNING, states.SUCCESS), flow_listen_for=())
+        self._task_name = task_name
+        self._state = states.RUNNING if when == "before" else states.SUCCESS
+
+    def _task_receiver(self, state, details):
+        if details["task_name"] == self._task_name and state == self._state:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+
+def listener_factories():
+    spec = os.environ.get("KEYVRM_TEST_KILL_AT")
+    if not spec:
+        return ()
+    task_name, when = spec.split(":")
+    return (lambda engine, record: KillAt(engine, task_name, when),)
+
+
+def main(argv=None):
+    """Run one engine until SIGTERM (or, with --exit-when-idle, until its flows are done)."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--db", required=True)
+    parser.add_argument("--ledger", required=True)
+    parser.add_argument("--placement", default="{}")
+    parser.add_argument("--jobboard", default="")
+    parser.add_argument("--name", default="engine-1")
+    parser.add_argument("--namespace", default="keyvrm-test")
+    parser.add_argument("--ttl", type=int, default=2)
+    parser.add_argument("--exit-when-idle", action="store_true")
+    args = parser.parse_args(argv)
+
+    conf = cfg.ConfigOpts()
+    keyvrm_conf.register_all(conf)
+    conf([], project="keyvrm")
+    conf.set_override("connection", args.db, group="database")
+    for name, value in (("jobboard_url", args.jobboard), ("coordination_url", args.jobboard),
+                        ("conductor_name", args.name), ("namespace", args.namespace),
+                        ("leader_lock_ttl", args.ttl), ("conductor_liveness_ttl", args.ttl),
+                        ("reaper_interval", 1), ("rpc_enabled", False)):
+        conf.set_override(name, value, group="engine")
+
+    ctx = miniflows.TestContext(engine_name=args.name, namespace=args.namespace,
+                                redis=redis.Redis.from_url(args.jobboard) if args.jobboard else None,
+                                cloud=miniflows.LedgerCloud(args.ledger, json.loads(args.placement)))
+    db = db_api.Database(args.db)
+
+    def resources_factory(dispatcher):
+        return flow_resources.EngineResources(db=db, cloud=ctx.cloud, clock=clock.WallClock(),
+                                              dispatcher=dispatcher, fencers=lambda app: None)
+
+    engine = service.Engine(conf, resources_factory, flows=miniflows.build_registry(ctx),
+                            listener_factories=listener_factories())
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *a: stop.set())
+    engine.start()
+    print("started resumed=%d" % engine.resumed_count, flush=True)
+    if args.exit_when_idle:
+        engine.dispatcher.wait_idle(60)
+    else:
+        stop.wait()
+    engine.stop()
+    print("stopped", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

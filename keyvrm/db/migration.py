@@ -9,6 +9,17 @@ from alembic import script as alembic_script
 
 MIGRATIONS_DIR = os.path.join(os.path.dirname(__file__), "migrations")
 
+# TaskFlow's persistence lives in the same database (keyvrm.engine.persistence) with its
+# own migrations and version table; our migrations and schema checks leave these alone.
+TASKFLOW_VERSION_TABLE = "taskflow_alembic_version"
+TASKFLOW_TABLES = frozenset({"logbooks", "flowdetails", "atomdetails", TASKFLOW_VERSION_TABLE})
+
+
+def include_object(obj, name, type_, reflected, compare_to):
+    """Alembic's filter: KeyVRM's own tables (and their parts) only, never TaskFlow's."""
+    table = obj if type_ == "table" else getattr(obj, "table", None)
+    return getattr(table, "name", name) not in TASKFLOW_TABLES
+
 
 def _config(connection):
     cfg = alembic_config.Config()

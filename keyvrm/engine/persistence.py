@@ -27,8 +27,9 @@ from taskflow.persistence.backends.sqlalchemy import tables as taskflow_tables
 from taskflow.persistence import models as taskflow_models
 from taskflow import states
 
-VERSION_TABLE = "taskflow_alembic_version"
-TABLES = frozenset({"logbooks", "flowdetails", "atomdetails", VERSION_TABLE})
+from keyvrm.db import migration
+
+VERSION_TABLE = migration.TASKFLOW_VERSION_TABLE
 META_KEY = "keyvrm"
 # How a flow is run: in the engine that started it, or as a jobboard job any conductor claims.
 LOCAL = "local"

@@ -2,6 +2,7 @@
 
 from alembic import context
 
+from keyvrm.db import migration
 from keyvrm.db import models
 
 config = context.config
@@ -22,7 +23,7 @@ def run_migrations_online():
 def _run(connection):
     context.configure(connection=connection, target_metadata=target_metadata,
                       render_as_batch=connection.dialect.name == "sqlite",
-                      compare_type=True)
+                      compare_type=True, include_object=migration.include_object)
     with context.begin_transaction():
         context.run_migrations()
 

@@ -3,6 +3,7 @@
 from oslo_config import cfg
 
 from keyvrm.conf import api
+from keyvrm.conf import cloud
 from keyvrm.conf import database
 from keyvrm.conf import engine
 from keyvrm.conf import executor
@@ -16,7 +17,7 @@ from keyvrm.conf import simulator
 
 CONF = cfg.CONF
 
-GROUP_MODULES = (paths, database, api, engine, harvest, metrics, heartbeat, fencing,
+GROUP_MODULES = (paths, database, api, engine, harvest, cloud, metrics, heartbeat, fencing,
                  executor, lifecycle, simulator)
 
 

@@ -1,0 +1,132 @@
+"""HTTP plumbing of the OpenStack cloud driver: one call, its errors, its pages, its count.
+
+Every request goes through an openstacksdk service proxy (a keystoneauth ``Adapter`` on
+the connection's one session) with an explicit microversion. An HTTP error answer
+becomes ``CloudError(status, message)`` (404: ``NotFoundInCloud``); no answer
+(connection refused, timeout, no endpoint) becomes ``DriverUnavailable``.
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+from typing import Optional
+from urllib import parse
+
+from keystoneauth1 import exceptions as ks_exc
+
+from keyvrm.drivers import errors
+
+
+class RequestCounter:
+    """Counts the HTTP requests the session sends, per service (a requests response hook)."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._counts = collections.Counter()
+
+    def __call__(self, response, *args, **kwargs):
+        path = parse.urlsplit(response.request.url).path.strip("/").split("/")
+        with self._lock:
+            self._counts[path[0] if path else ""] += 1
+        return response
+
+    def total(self) -> int:
+        """Requests sent since the counter was made."""
+        with self._lock:
+            return sum(self._counts.values())
+
+    def by_path_root(self) -> dict:
+        """Requests per first path segment (``v2.1``, ``resource_providers``, ...)."""
+        with self._lock:
+            return dict(self._counts)
+
+
+def install_counter(session) -> RequestCounter:
+    """Attach a ``RequestCounter`` to a keystoneauth session's requests session."""
+    counter = RequestCounter()
+    session.session.hooks.setdefault("response", []).append(counter)
+    return counter
+
+
+def _message(response) -> str:
+    """The error text of an OpenStack error body (Nova, Placement, Neutron, Cinder shapes)."""
+    try:
+        body = response.json()
+    except ValueError:
+        return (response.text or response.reason or "").strip()[:500]
+    if isinstance(body, dict):
+        if "errors" in body and body["errors"]:  # Placement
+            return str(body["errors"][0].get("detail", "")).strip()
+        if "NeutronError" in body:
+            return str(body["NeutronError"].get("message", ""))
+        for value in body.values():  # Nova/Cinder: {"badRequest": {"message": ...}}
+            if isinstance(value, dict) and "message" in value:
+                return str(value["message"])
+    return str(body)[:500]
+
+
+def call(proxy, method: str, path: str, *, microversion: Optional[str] = None,
+         params: Optional[dict] = None, json=None, ok=(200, 201, 202, 204)):
+    """One request; returns the decoded JSON body (None when empty) or raises a driver error."""
+    kwargs = {"raise_exc": False, "params": params or {}}
+    if microversion:
+        kwargs["microversion"] = microversion
+    if json is not None:
+        kwargs["json"] = json
+    try:
+        response = proxy.request(path, method, **kwargs)
+    except (ks_exc.ConnectFailure, ks_exc.ConnectTimeout, ks_exc.RequestTimeout,
+            ks_exc.EndpointNotFound, ks_exc.DiscoveryFailure, ks_exc.UnknownConnectionError) as exc:
+        raise errors.DriverUnavailable(f"{method} {path}: no answer ({exc})") from exc
+    if response.status_code not in ok:
+        message = f"{method} {path}: {_message(response)}"
+        if response.status_code == 404:
+            raise errors.NotFoundInCloud(message)
+        raise errors.CloudError(response.status_code, message)
+    if response.status_code == 204 or not response.content:
+        return None
+    return response.json()
+
+
+def marker_of(links) -> Optional[str]:
+    """The ``marker`` of a response's ``rel=next`` link, or None on the last page."""
+    for link in links or ():
+        if link.get("rel") == "next":
+            query = parse.parse_qs(parse.urlsplit(link["href"]).query)
+            markers = query.get("marker")
+            if markers:
+                return markers[0]
+    return None
+
+
+def paginate(proxy, path: str, key: str, *, microversion: str, params: dict, page_size: int,
+             links_key: Optional[str] = None) -> list:
+    """Every item of a marker-paginated list (Nova ``<key>_links``, Glance ``next``)."""
+    items = []
+    query = dict(params, limit=page_size)
+    while True:
+        body = call(proxy, "GET", path, microversion=microversion, params=query)
+        page = body.get(key, [])
+        items.extend(page)
+        if links_key == "next":  # Glance: {"next": "/v2/images?marker=..."}
+            marker = marker_of([{"rel": "next", "href": body["next"]}]) if body.get("next") else None
+        else:
+            marker = marker_of(body.get(links_key or f"{key}_links"))
+        if not marker or not page:
+            return items
+        query = dict(query, marker=marker)
+
+
+def paginate_offset(proxy, path: str, key: str, *, microversion: str, params: dict,
+                    page_size: int) -> list:
+    """Every item of an offset-paginated Nova list (``os-server-groups``)."""
+    items = []
+    offset = 0
+    while True:
+        page = call(proxy, "GET", path, microversion=microversion,
+                    params=dict(params, limit=page_size, offset=offset)).get(key, [])
+        items.extend(page)
+        if len(page) < page_size:
+            return items
+        offset += len(page)

@@ -1,0 +1,95 @@
+"""Start the fake cloud process, read its endpoints, drive its control endpoint, stop it."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import time
+
+import requests
+
+SERVER = pathlib.Path(__file__).with_name("server.py")
+
+
+class FakeCloudError(Exception):
+    """The fake cloud did not start or refused a control request."""
+
+
+class FakeCloud:
+    """A running fake cloud: ``endpoints`` (its published JSON) and control calls."""
+
+    def __init__(self, process, endpoints, log_path):
+        self.process = process
+        self.endpoints = endpoints
+        self.log_path = log_path
+        self.control_url = endpoints["control_url"]
+
+    @property
+    def service_endpoints(self) -> dict:
+        """Service type -> URL, as the driver's ``from_endpoints`` takes them."""
+        return {"compute": self.endpoints["compute_url"],
+                "placement": self.endpoints["placement_url"],
+                "image": self.endpoints["image_url"]}
+
+    def control(self, method, path, body=None, timeout_s=120.0):
+        """One control request; returns its JSON answer."""
+        response = requests.request(method, self.control_url + path, json=body, timeout=timeout_s)
+        if response.status_code != 200:
+            raise FakeCloudError(f"{method} {path}: {response.status_code} {response.text}")
+        return response.json()
+
+    def stop_compute(self, host):
+        """The compute service of ``host`` stops (a hypervisor crash)."""
+        return self.control("POST", f"/computes/{host}/stop")
+
+    def start_compute(self, host):
+        """The compute service of ``host`` comes back with its servers."""
+        return self.control("POST", f"/computes/{host}/start")
+
+    def add_computes(self, count):
+        """Start ``count`` more computes; returns their host names."""
+        return self.control("POST", "/computes", {"count": count})["hosts"]
+
+    def stall_live_migrations(self, host, stall=True):
+        """Live migrations from ``host`` never finish (or finish again)."""
+        return self.control("POST", f"/computes/{host}/stall-live-migrations", {"stall": stall})
+
+    def fault(self, status):
+        """The compute API answers ``status`` to everything (None: normal again)."""
+        return self.control("POST", "/fault", {"status": status})
+
+    def stop(self):
+        """Stop the process (by its PID) and wait for it."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def start(workdir, computes=5, python=None, timeout_s=180.0) -> FakeCloud:
+    """Start a fake cloud with ``computes`` computes in ``workdir``; returns once it serves."""
+    workdir = pathlib.Path(workdir)
+    endpoints_file = workdir / "endpoints.json"
+    log_path = workdir / "fakecloud.log"
+    env = dict(os.environ, PYTHONWARNINGS="ignore")
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(
+            [python or sys.executable, str(SERVER), "--computes", str(computes),
+             "--endpoints-file", str(endpoints_file)],
+            stdout=log, stderr=subprocess.STDOUT, env=env, cwd=str(workdir))
+    deadline = time.monotonic() + timeout_s
+    while not endpoints_file.exists():
+        if process.poll() is not None or time.monotonic() > deadline:
+            if process.poll() is None:
+                process.kill()
+            tail = log_path.read_text(errors="replace")[-3000:]
+            raise FakeCloudError(f"fake cloud did not start (rc {process.poll()}):\n{tail}")
+        time.sleep(0.2)
+    return FakeCloud(process, json.loads(endpoints_file.read_text()), log_path)

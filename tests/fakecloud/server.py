@@ -1,0 +1,239 @@
+"""The fake cloud process: Nova API, conductor, scheduler, fake computes and Placement.
+
+Built from Nova's own functional test base (``ProviderUsageBaseTestCase``): every piece
+is real Nova/Placement code, in one process, on in-memory SQLite; Neutron, Cinder and
+Glance are Nova's in-process fixtures. The API and Placement apps that the fixtures hand
+to wsgi-intercept are captured and served on loopback TCP ports with eventlet's WSGI
+server, wrapped to inject the admin identity Keystone would have set (no Keystone here).
+
+Published in ``--endpoints-file`` (JSON): ``compute_url``, ``placement_url``, ``image_url``
+(Glance v2 ``/v2/images`` over the Glance fixture's images), ``control_url``, ``hosts``,
+``flavors``, ``images``, ``project_id``. The control endpoint (JSON over HTTP):
+
+- ``POST /computes/<host>/stop`` / ``start``: the compute service stops (a hypervisor
+  crash: Nova sees it down after ``service_down_time``) and comes back with its servers;
+- ``POST /computes`` ``{"count": N}``: start N more computes;
+- ``POST /computes/<host>/stall-live-migrations`` ``{"stall": true}``: that source
+  host's live migrations never finish (the driver swallows them);
+- ``POST /fault`` ``{"status": 503}`` (``null`` clears): the compute API answers it;
+- ``GET /health``.
+"""
+
+# Nova's functional package patches eventlet on import: keep it first.
+import nova.tests.functional  # noqa: F401  isort:skip
+
+import argparse
+import json
+import os
+import sys
+import threading
+
+import eventlet
+import eventlet.wsgi
+from nova.tests.functional import integrated_helpers
+from wsgi_intercept import interceptor
+
+SERVICE_DOWN_TIME_S = 6
+REPORT_INTERVAL_S = 2
+
+_intercepted = []
+_original_interceptor_init = interceptor.RequestsInterceptor.__init__
+
+
+def _recording_init(self, app, *args, **kwargs):
+    _intercepted.append((kwargs.get("url") or (args[0] if args else None), app))
+    _original_interceptor_init(self, app, *args, **kwargs)
+
+
+interceptor.RequestsInterceptor.__init__ = _recording_init
+
+
+class _Cloud(integrated_helpers.ProviderUsageBaseTestCase):
+    """Nova's functional base as a long-lived region rather than a test."""
+
+    compute_driver = "fake.MediumFakeDriver"
+
+    def setUp(self):
+        paste = os.path.join(sys.prefix, "etc", "nova", "api-paste.ini")
+        self.flags(api_paste_config=paste, group="wsgi")
+        self.flags(driver="nova.quota.NoopQuotaDriver", group="quota")
+        self.flags(service_down_time=SERVICE_DOWN_TIME_S, report_interval=REPORT_INTERVAL_S)
+        super().setUp()
+
+    def runTest(self):
+        """Unused: the object is set up and kept, never run as a test."""
+
+
+def _with_identity(app, environ_extra):
+    def wrapped(environ, start_response):
+        environ.update(environ_extra)
+        return app(environ, start_response)
+    return wrapped
+
+
+class _Fault:
+    status = None
+
+
+def _with_fault(app, fault):
+    def wrapped(environ, start_response):
+        if fault.status is not None:
+            body = json.dumps({"computeFault": {"code": fault.status,
+                                                "message": "fake cloud fault injected"}})
+            start_response("%d Injected" % fault.status, [("Content-Type", "application/json")])
+            return [body.encode()]
+        return app(environ, start_response)
+    return wrapped
+
+
+def _images_app(glance):
+    """Glance v2 image list (one page) over the Glance fixture's images, and its version document."""
+    def app(environ, start_response):
+        if environ["PATH_INFO"].rstrip("/") in ("", "/v2"):
+            href = "http://%s/v2/" % environ["HTTP_HOST"]
+            body = {"versions": [{"id": "v2.16", "status": "CURRENT",
+                                  "links": [{"rel": "self", "href": href}]}]}
+            start_response("200 OK", [("Content-Type", "application/json")])
+            return [json.dumps(body).encode()]
+        images = []
+        for image in glance.images.values():
+            item = {k: v for k, v in image.items()
+                    if k not in ("properties", "deleted", "deleted_at", "is_public")}
+            item.update(image.get("properties") or {})
+            images.append(item)
+        body = json.dumps({"images": images}, default=str).encode()
+        start_response("200 OK", [("Content-Type", "application/json")])
+        return [body]
+    return app
+
+
+class Control:
+    """The control endpoint's actions on the running cloud."""
+
+    def __init__(self, cloud, fault):
+        self.cloud = cloud
+        self.fault = fault
+        self.stopped = {}
+        self.stalled = set()
+
+    def start_computes(self, count):
+        start = len(self.cloud.computes)
+        hosts = ["compute%03d" % i for i in range(start, start + count)]
+        for host in hosts:
+            self.cloud._start_compute(host)
+        return hosts
+
+    def stop(self, host):
+        compute = self.cloud.computes[host]
+        if host not in self.stopped:
+            compute.stop()
+            self.stopped[host] = compute
+
+    def start(self, host):
+        compute = self.stopped.pop(host, None)
+        if compute is not None:
+            self.cloud.computes[host] = self.cloud.restart_compute_service(compute)
+            self._apply_stall(host)
+
+    def stall(self, host, stall):
+        (self.stalled.add if stall else self.stalled.discard)(host)
+        self._apply_stall(host)
+
+    def _apply_stall(self, host):
+        driver = self.cloud.computes[host].manager.driver
+        if host in self.stalled:
+            driver.live_migration = lambda *args, **kwargs: None
+        else:
+            driver.__dict__.pop("live_migration", None)
+
+    def handle(self, method, path, body):
+        parts = [p for p in path.split("/") if p]
+        if method == "GET" and parts == ["health"]:
+            return 200, {"hosts": sorted(self.cloud.computes), "stopped": sorted(self.stopped)}
+        if method == "POST" and parts == ["fault"]:
+            self.fault.status = body.get("status")
+            return 200, {"status": self.fault.status}
+        if method == "POST" and parts == ["computes"]:
+            return 200, {"hosts": self.start_computes(int(body["count"]))}
+        if method == "POST" and len(parts) == 3 and parts[0] == "computes":
+            host, action = parts[1], parts[2]
+            if host not in self.cloud.computes:
+                return 404, {"error": "no compute %s" % host}
+            if action == "stop":
+                self.stop(host)
+            elif action == "start":
+                self.start(host)
+            elif action == "stall-live-migrations":
+                self.stall(host, bool(body.get("stall", True)))
+            else:
+                return 404, {"error": "no action %s" % action}
+            return 200, {"host": host, "action": action}
+        return 404, {"error": "no route %s %s" % (method, path)}
+
+
+def _control_app(control):
+    def app(environ, start_response):
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+        raw = environ["wsgi.input"].read(length) if length else b""
+        try:
+            status, payload = control.handle(environ["REQUEST_METHOD"], environ["PATH_INFO"],
+                                             json.loads(raw) if raw else {})
+        except Exception as exc:  # reported to the test, which fails on it
+            status, payload = 500, {"error": "%s: %s" % (type(exc).__name__, exc)}
+        start_response("%d X" % status, [("Content-Type", "application/json")])
+        return [json.dumps(payload).encode()]
+    return app
+
+
+def _serve(app):
+    sock = eventlet.listen(("127.0.0.1", 0))
+    eventlet.spawn(eventlet.wsgi.server, sock, app, log_output=False)
+    return "http://127.0.0.1:%d" % sock.getsockname()[1]
+
+
+def _app_for(marker):
+    for url, factory in _intercepted:
+        if url and marker in url:
+            return factory()
+    raise RuntimeError("no intercepted app for %s" % marker)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--computes", type=int, default=5)
+    parser.add_argument("--endpoints-file", required=True)
+    args = parser.parse_args(argv)
+
+    cloud = _Cloud()
+    cloud.setUp()
+    fault = _Fault()
+    control = Control(cloud, fault)
+    hosts = control.start_computes(args.computes)
+
+    project = cloud.api_fixture.project_id
+    nova_app = _with_fault(_with_identity(_app_for(cloud.api_fixture.base_url.split("/")[2]), {
+        "HTTP_X_AUTH_USER": "admin", "HTTP_X_AUTH_PROJECT_ID": project,
+        "HTTP_X_ROLES": "reader,member,admin"}), fault)
+    placement_app = _with_identity(_app_for("/placement"), {"HTTP_X_AUTH_TOKEN": "admin"})
+    endpoints = {
+        "compute_url": _serve(nova_app) + "/v2.1",
+        "placement_url": _serve(placement_app),
+        "image_url": _serve(_images_app(cloud.glance)),
+        "control_url": _serve(_control_app(control)),
+        "hosts": hosts,
+        "project_id": project,
+        "flavors": {f["name"]: f["id"] for f in cloud.admin_api.get_flavors()},
+        "images": sorted(cloud.glance.images),
+        "pid": os.getpid(),
+    }
+    tmp = args.endpoints_file + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(endpoints, f)
+    os.replace(tmp, args.endpoints_file)
+    stop = threading.Event()
+    while not stop.is_set():
+        eventlet.sleep(3600)
+
+
+if __name__ == "__main__":
+    main()

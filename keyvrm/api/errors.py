@@ -33,7 +33,7 @@ def _classify(exc):
     if isinstance(exc, exception.KeyVRMError):
         return exc.http_status, exc.code, exc.message, getattr(exc, "field", None)
     if isinstance(exc, oslo_policy.PolicyNotAuthorized):
-        return 403, "policy_not_authorized", "Policy does not allow %s to be performed." % exc.rule, None
+        return 403, "policy_not_authorized", str(exc), None
     if isinstance(exc, webob.exc.HTTPException) and exc.status_int < 500:
         code = exc.title.lower().replace(" ", "_")
         return exc.status_int, code, exc.detail or exc.explanation, None

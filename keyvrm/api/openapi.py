@@ -33,6 +33,8 @@ def _operation(route):
         codes |= {401, 403}
     for code in sorted(codes):
         responses[str(code)] = _error_response(_ERROR_TEXT[code])
+    if 401 in codes:  # written by keystonemiddleware, in its own format
+        responses["401"] = {"description": _ERROR_TEXT[401]}
     operation = {"operationId": route.operation_id, "summary": route.summary,
                  "parameters": _parameters(route), "responses": responses}
     if route.policy:

@@ -1,5 +1,6 @@
 """Cycles: history with reasons, and "cycle now" (recorded, then the engine is woken; 202)."""
 
+from keyvrm.api import ids
 from keyvrm.api import paging
 from keyvrm.api import route
 from keyvrm.api.schemas import common
@@ -13,28 +14,20 @@ STATUS = route.Param("status", {"type": "string", "enum": list(models.CYCLE_STAT
                                 + [db_api.CYCLE_REQUESTED]}, "Only cycles of this status.")
 
 
-def _int(field, value, error):
-    try:
-        return int(value)
-    except ValueError:
-        raise error(field, value) from None
-
-
 def list_cycles(call):
     """One page of cycles, newest first."""
     q = call.query
     limit = paging.page_size(call, q)
     marker = q.get("marker")
     if marker is not None:
-        marker = _int("marker", marker,
-                      lambda f, v: exception.InvalidField(f, "expected a cycle id, got %r" % v))
+        marker = ids.parse_id(marker, lambda v: exception.InvalidField("marker", "expected a cycle id, got %r" % v))
     rows = db_api.page_cycles(call.db, limit, marker=marker, status=q.get("status"))
     return paging.collection(call, "cycles", rows, limit, lambda r: str(r["id"]))
 
 
 def show_cycle(call, cycle_id):
     """One cycle with its reason and the number of events it created."""
-    ident = _int("cycle_id", cycle_id, lambda f, v: exception.NotFound(f"cycle {v} not found"))
+    ident = ids.parse_id(cycle_id, lambda v: exception.NotFound(f"cycle {v} not found"))
     return {"cycle": db_api.get_cycle_summary(call.db, ident)}
 
 

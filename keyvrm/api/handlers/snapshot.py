@@ -1,5 +1,6 @@
 """Region snapshots: list and show summaries; raw download for admins."""
 
+from keyvrm.api import ids
 from keyvrm.api import paging
 from keyvrm.api import route
 from keyvrm.api.schemas import snapshot as schema
@@ -10,10 +11,7 @@ from keyvrm.policies import snapshot as policy
 
 
 def _snapshot_id(value):
-    try:
-        return int(value)
-    except ValueError:
-        raise exception.NotFound(f"snapshot {value} not found") from None
+    return ids.parse_id(value, lambda v: exception.NotFound(f"snapshot {v} not found"))
 
 
 def list_snapshots(call):
@@ -26,10 +24,7 @@ def list_snapshots(call):
 
 
 def _marker(value):
-    try:
-        return int(value)
-    except ValueError:
-        raise exception.InvalidField("marker", "expected a snapshot id, got %r" % value) from None
+    return ids.parse_id(value, lambda v: exception.InvalidField("marker", "expected a snapshot id, got %r" % v))
 
 
 def show_snapshot(call, snapshot_id):

@@ -1,5 +1,6 @@
 """Schemas of host aggregates and their business config (SPEC section 2)."""
 
+from keyvrm.api import ids
 from keyvrm.api.schemas import common
 from keyvrm.api.schemas import event
 from keyvrm.model import settings
@@ -13,7 +14,7 @@ CONFIG_FIELDS = {
     "marker": {"type": "string", "enum": list(settings.MARKERS)},
     "no_op_mode": common.BOOLEAN,
     "no_op_reason": {"type": ["string", "null"], "maxLength": 65535},
-    "lb_period": {"type": "integer", "minimum": 0},
+    "lb_period": {"type": "integer", "minimum": 0, "maximum": ids.INT32_MAX},
     "lb_weights": WEIGHTS,
     "lb_overload_threshold": _PERCENT,
     "lb_target_max_load": _PERCENT,

@@ -1,5 +1,6 @@
 """Schemas of the global business config (SPEC section 2) and its audit log."""
 
+from keyvrm.api import ids
 from keyvrm.api.schemas import common
 from keyvrm.model import settings
 
@@ -7,19 +8,19 @@ _NAMES = {"type": "array", "items": {"type": "string", "minLength": 1}}
 
 FIELDS = {
     "enabled": common.BOOLEAN,
-    "period": {"type": "integer", "minimum": 1},
+    "period": {"type": "integer", "minimum": 1, "maximum": ids.INT32_MAX},
     "nova_filters": dict(_NAMES, items={"type": "string", "enum": list(settings.KNOWN_NOVA_FILTERS)}),
     "ha_fence_ceph": common.BOOLEAN,
     "ha_fence_bmc": common.BOOLEAN,
     "ha_fence_nova": common.BOOLEAN,
     "ha_fence_interfaces": _NAMES,
-    "ha_power_check_timeout": {"type": "integer", "minimum": 1},
-    "ha_vm_reset_state_timeout": {"type": "integer", "minimum": 0},
+    "ha_power_check_timeout": {"type": "integer", "minimum": 1, "maximum": ids.INT32_MAX},
+    "ha_vm_reset_state_timeout": {"type": "integer", "minimum": 0, "maximum": ids.INT32_MAX},
     "ha_no_evacuate_key": {"type": "string", "minLength": 1, "maxLength": 255},
     "lb_no_migrate_key": {"type": "string", "minLength": 1, "maxLength": 255},
-    "executor_max_attempts": {"type": "integer", "minimum": 1},
-    "executor_max_repeated_errors": {"type": "integer", "minimum": 1},
-    "executor_manual_action_timeout": {"type": "integer", "minimum": 1},
+    "executor_max_attempts": {"type": "integer", "minimum": 1, "maximum": ids.INT32_MAX},
+    "executor_max_repeated_errors": {"type": "integer", "minimum": 1, "maximum": ids.INT32_MAX},
+    "executor_manual_action_timeout": {"type": "integer", "minimum": 1, "maximum": ids.INT32_MAX},
     "lb_recommendations_auto_run": common.BOOLEAN,
 }
 assert set(FIELDS) == set(settings.APP_CONFIG_FIELDS)

@@ -2,6 +2,7 @@
 
 import datetime
 
+from keystonemiddleware import auth_token
 from oslo_config import cfg
 
 from keyvrm.api import app as api_app
@@ -106,17 +107,26 @@ class CastRecorder:
         self.casts.append(("cancel_recommendation", {"recommendation_id": recommendation_id}))
 
 
-def make_conf(auth_strategy="noauth", **overrides):
-    """A private ConfigOpts with every KeyVRM group, parsed from no files."""
+def make_conf(auth_strategy="noauth", overrides=None):
+    """A private ConfigOpts with every KeyVRM group, parsed from no files.
+
+    With ``keystone`` auth, keystonemiddleware's options are registered and point at an
+    identity URI that is never contacted (tests patch token validation).
+    """
     conf = cfg.ConfigOpts()
     keyvrm_conf.register_all(conf)
+    if auth_strategy == "keystone":
+        for group, options in auth_token.list_opts():
+            conf.register_opts(options, group=group)
+        overrides = dict(overrides or {})
+        overrides.setdefault(("keystone_authtoken", "www_authenticate_uri"), "http://keystone.invalid/identity")
     conf([], project="keyvrm", default_config_files=[])
     conf.set_override("auth_strategy", auth_strategy, "api")
-    for (group, name), value in overrides.items():
+    for (group, name), value in (overrides or {}).items():
         conf.set_override(name, value, group)
     return conf
 
 
-def make_app(db, auth_strategy="noauth", rpc=None, **overrides):
-    """The real WSGI pipeline over ``db``."""
-    return api_app.build_app(make_conf(auth_strategy, **overrides), db=db, rpc=rpc or CastRecorder())
+def make_app(db, auth_strategy="noauth", rpc=None, overrides=None):
+    """The real WSGI pipeline over ``db``; ``overrides``: {(group, option): value}."""
+    return api_app.build_app(make_conf(auth_strategy, overrides), db=db, rpc=rpc or CastRecorder())

@@ -9,10 +9,10 @@ bounded so the whole run stays well under a minute.
 from hypothesis import given
 from hypothesis import HealthCheck
 from hypothesis import settings
-import pytest
-import schemathesis
 from keystoneauth1 import fixture as ks_fixture
 from keystonemiddleware import fixture as ksm_fixture
+import pytest
+import schemathesis
 
 from keyvrm.api import router
 from keyvrm.api import serve

@@ -46,8 +46,9 @@ class SoleLeader:
 class LeaderElection:
     """Leadership through one tooz lock, taken and refreshed by ``tick``."""
 
-    def __init__(self, url: str, member_id: str, ttl_s: int, namespace: str = "keyvrm"):
-        self._coordinator = coordination.get_coordinator(with_lock_ttl(url, ttl_s), member_id.encode())
+    def __init__(self, url: str, member_id: str, ttl_s: int, namespace: str = "keyvrm", coordinator=None):
+        self._coordinator = coordinator or coordination.get_coordinator(with_lock_ttl(url, ttl_s),
+                                                                        member_id.encode())
         self._lock_name = namespace.encode() + b"-" + LOCK_NAME
         self._lock = None
         self.is_leader = False

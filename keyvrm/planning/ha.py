@@ -26,6 +26,10 @@ VMs on local disk; orders VMs by ``evacuate_order`` (lower first), the others
 alternating largest vCPUs / largest RAM; and places each through the busy set, the
 online check, Placement capacity and the Nova filters, counting it before the next.
 Targets are the aggregate's other hosts, most free RAM first (Nova's RAM weigher).
+VMs this ordered pass leaves without a target get a second chance (see
+``keyvrm.planning.repack``): smallest first, ``evacuate_order`` ones before the others,
+by re-packing only the VMs this plan placed; a VM the ordered pass placed is never
+dropped for one it did not place.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from keyvrm.planning.plan import EVACUATE
 from keyvrm.planning.plan import Plan
 from keyvrm.planning.plan import PlannedMove
 from keyvrm.planning import reasons
+from keyvrm.planning import repack
 from keyvrm.scheduling import capacity
 from keyvrm.scheduling.selector import is_online
 
@@ -222,12 +227,34 @@ def _no_target_reason(vm, rejections, online_candidates):
     return reasons.no_target(vm.id, dict(rejections), vm_id=vm.id, host=vm.host)
 
 
-def _place(ctx, vms, excluded_hosts, ha_round, avoid_targets):
-    """Place ``vms`` in order, most free RAM first; return (moves, reasons).
+def _left_over_order(left_over, vms) -> list:
+    """The order in which VMs the ordered pass could not place get a second chance.
 
-    Candidates sit in a heap keyed by free RAM; an entry whose host's free RAM changed
-    since it was pushed is refreshed when popped, so each VM examines only the hosts it
-    needs (all of them only when it finds no target).
+    ``evacuate_order`` keeps its priority (ascending); among the rest, the smallest RAM
+    first, so that as many of them as possible run again.
+    """
+    chosen = [vm for vm in vms if vm.id in left_over]
+    return [vm.id for vm in sorted(chosen, key=lambda vm: (
+        vm.evacuate_order is None, vm.evacuate_order or 0, vm.flavor.ram_mb,
+        vm.flavor.vcpus, vm.id))]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class OrderedPass:
+    """The outcome of the ordered pass: targets (in order), requests, left-over reasons."""
+
+    targets: dict
+    requests: dict
+    left_over: dict
+
+
+def ordered_pass(ctx, vms, excluded_hosts, avoid_targets) -> OrderedPass:
+    """Place ``vms`` in order (SPEC 5.4), each on the passing host with most free RAM.
+
+    Each placement is counted before the next. Candidates sit in a heap keyed by free
+    RAM; an entry whose host's free RAM changed since it was pushed is refreshed when
+    popped, so each VM examines only the hosts it needs (all of them only when it finds
+    no target). A VM without a target is kept in ``left_over`` with the reason why.
     """
     ledger = ctx.ledger
     selector = ctx.selector
@@ -237,9 +264,10 @@ def _place(ctx, vms, excluded_hosts, ha_round, avoid_targets):
                  if h.name not in excluded_hosts and h.name not in selector.busy_hosts)
     heap = [(-states.free_of(n, m.MEMORY_MB), n) for n in candidate_names]
     heapq.heapify(heap)
-    moves, found = [], []
+    targets, requests, left_over = {}, {}, {}
     for vm in vms:
         request = selector.request_for(vm, ignore_hosts=excluded_hosts)
+        requests[vm.id] = request
         avoid = avoid_targets.get(vm.id)
         target, rejections, examined = None, collections.Counter(), []
         while heap:
@@ -259,11 +287,32 @@ def _place(ctx, vms, excluded_hosts, ha_round, avoid_targets):
         for entry in examined:
             heapq.heappush(heap, entry)
         if target is None:
-            found.append(_no_target_reason(vm, rejections, online))
+            left_over[vm.id] = _no_target_reason(vm, rejections, online)
             continue
         ledger.move(vm, request.resources, target)
-        moves.append(PlannedMove(vm.id, EVACUATE, vm.host, target, ha_round=ha_round,
-                                 ram_mb=vm.flavor.ram_mb))
+        targets[vm.id] = target
+    return OrderedPass(targets, requests, left_over)
+
+
+def _place(ctx, vms, excluded_hosts, ha_round, avoid_targets):
+    """Place ``vms``: the ordered pass, then the repair; return (moves, reasons).
+
+    The VMs the ordered pass leaves without a target get a second chance through
+    ``repack.place_left_over``, which may move VMs placed by this plan (never others) to
+    make room; every VM the pass placed stays placed, so the order keeps its priority.
+    Their moves come after the others, in the order they were placed.
+    """
+    first = ordered_pass(ctx, vms, excluded_hosts, avoid_targets)
+    targets = dict(first.targets)
+    candidate_names = [h.name for h in ctx.hosts if h.name not in excluded_hosts]
+    repaired = frozenset(repack.place_left_over(
+        ctx, targets, first.requests, _left_over_order(first.left_over, vms),
+        candidate_names, avoid_targets, vms))
+    by_id = {vm.id: vm for vm in vms}
+    moves = [PlannedMove(vm_id, EVACUATE, by_id[vm_id].host, target, ha_round=ha_round,
+                         ram_mb=by_id[vm_id].flavor.ram_mb)
+             for vm_id, target in targets.items()]
+    found = [why for vm_id, why in first.left_over.items() if vm_id not in repaired]
     return moves, found
 
 

@@ -58,12 +58,25 @@ class OpenStackCloudDriver(base.CloudDriver):
         self.migration_wait_s = migration_wait_s
         self.poll_interval_s = poll_interval_s
         self.requests = http.install_counter(connection.session)
-        self.placement = placement.PlacementReader(connection.placement)
+        self.placement = placement.PlacementReader(lambda: http.proxy_of(connection, "placement"),
+                                                   self.requests)
         self._migration_servers = {}  # migration id -> server id, for get_migration
 
+    @property
+    def request_counts(self) -> dict:
+        """Snapshot source -> requests this driver has sent it (the harvest reads this)."""
+        counts = self.requests.by_service()
+        return {parse.m.SOURCE_NOVA: counts.get("compute", 0),
+                parse.m.SOURCE_PLACEMENT: counts.get("placement", 0),
+                parse.m.SOURCE_GLANCE: counts.get("image", 0)}
+
     # --- helpers ---------------------------------------------------------------------------
+    def _proxy(self, service):
+        return http.proxy_of(self.conn, service)
+
     def _nova(self, method, path, microversion, **kwargs):
-        return http.call(self.conn.compute, method, path, microversion=microversion, **kwargs)
+        return http.call(self._proxy("compute"), method, path, microversion=microversion,
+                         counter=self.requests, **kwargs)
 
     def _services(self, host: Optional[str] = None) -> list:
         params = {"binary": COMPUTE_BINARY}
@@ -82,8 +95,8 @@ class OpenStackCloudDriver(base.CloudDriver):
         return parse.service(updated["service"])
 
     def _migrations(self, params: dict) -> list:
-        return http.paginate(self.conn.compute, "/os-migrations", "migrations",
-                             microversion=MIGRATIONS_MV, params=params, page_size=self.page_size)
+        return http.paginate(self._proxy("compute"), "/os-migrations", "migrations",
+                             microversion=MIGRATIONS_MV, params=params, page_size=self.page_size, counter=self.requests)
 
     # --- reads -----------------------------------------------------------------------------
     def list_availability_zones(self):
@@ -105,8 +118,8 @@ class OpenStackCloudDriver(base.CloudDriver):
 
     def list_hypervisors(self):
         """Hypervisors joined with zones, aggregates and Placement traits (by node name)."""
-        bodies = http.paginate(self.conn.compute, "/os-hypervisors/detail", "hypervisors",
-                               microversion=HYPERVISORS_MV, params={}, page_size=self.page_size)
+        bodies = http.paginate(self._proxy("compute"), "/os-hypervisors/detail", "hypervisors",
+                               microversion=HYPERVISORS_MV, params={}, page_size=self.page_size, counter=self.requests)
         zones = parse.availability_zones(
             self._nova("GET", "/os-availability-zone/detail", "2.1"))
         aggregates_of = {}
@@ -118,29 +131,28 @@ class OpenStackCloudDriver(base.CloudDriver):
                 for b in bodies]
 
     def list_inventories(self):
-        """Placement inventories and usages by compute host (provider name = node name)."""
-        by_node = self.placement.inventories()
-        nodes = http.paginate(self.conn.compute, "/os-hypervisors/detail", "hypervisors",
-                              microversion=HYPERVISORS_MV, params={}, page_size=self.page_size)
-        host_of = {h["hypervisor_hostname"]: (h.get("service") or {}).get("host") for h in nodes}
-        return {host_of.get(node) or node: inv for node, inv in by_node.items()}
+        """Placement inventories and usages by provider name: the compute node name, which is
+        the service host for the libvirt (and fake) drivers. Placement only: no Nova call, so
+        a Nova outage leaves this source intact.
+        """
+        return self.placement.inventories()
 
     def list_servers(self):
         groups_by_member = {member: g.id for g in self.list_server_groups() for member in g.members}
-        bodies = http.paginate(self.conn.compute, "/servers/detail", "servers",
+        bodies = http.paginate(self._proxy("compute"), "/servers/detail", "servers",
                                microversion=SERVERS_MV, params={"all_tenants": "True"},
-                               page_size=self.page_size)
+                               page_size=self.page_size, counter=self.requests)
         return [parse.server(b, groups_by_member) for b in bodies]
 
     def list_server_groups(self):
-        bodies = http.paginate_offset(self.conn.compute, "/os-server-groups", "server_groups",
+        bodies = http.paginate_offset(self._proxy("compute"), "/os-server-groups", "server_groups",
                                       microversion=SERVER_GROUPS_MV, params={"all_projects": "True"},
-                                      page_size=self.page_size)
+                                      page_size=self.page_size, counter=self.requests)
         return [parse.server_group(b) for b in bodies]
 
     def list_images(self):
-        bodies = http.paginate(self.conn.image, "/images", "images", microversion=None,
-                               params={}, page_size=self.page_size, links_key="next")
+        bodies = http.paginate(self._proxy("image"), "/images", "images", microversion=None,
+                               params={}, page_size=self.page_size, counter=self.requests, links_key="next")
         return [parse.image(b) for b in bodies]
 
     def list_migrations(self, changes_since=None):
@@ -157,25 +169,25 @@ class OpenStackCloudDriver(base.CloudDriver):
         raise errors.NotFoundInCloud(f"Migration {migration_id} could not be found.")
 
     def list_port_bindings(self, server_id):
-        ports = http.call(self.conn.network, "GET", "/v2.0/ports",
-                          params={"device_id": server_id, "fields": "id"})["ports"]
+        ports = http.call(self._proxy("network"), "GET", "/v2.0/ports",
+                          params={"device_id": server_id, "fields": "id"}, counter=self.requests)["ports"]
         out = []
         for port in ports:  # one server has few ports: per-port reads are bounded
-            body = http.call(self.conn.network, "GET", f"/v2.0/ports/{port['id']}/bindings")
+            body = http.call(self._proxy("network"), "GET", f"/v2.0/ports/{port['id']}/bindings", counter=self.requests)
             out.extend(parse.port_bindings(port["id"], body))
         return out
 
     def list_volume_attachments(self, server_id):
-        body = http.call(self.conn.block_storage, "GET", "/attachments/detail",
+        body = http.call(self._proxy("block_storage"), "GET", "/attachments/detail",
                          microversion=VOLUME_MV,
-                         params={"instance_id": server_id, "all_tenants": "1"})
+                         params={"instance_id": server_id, "all_tenants": "1"}, counter=self.requests)
         return [parse.volume_attachment(a) for a in body.get("attachments", [])]
 
     # --- actions ---------------------------------------------------------------------------
     def _newest_migration_id(self, server_id, migration_type) -> int:
-        page = http.call(self.conn.compute, "GET", "/os-migrations", microversion=MIGRATIONS_MV,
+        page = http.call(self._proxy("compute"), "GET", "/os-migrations", microversion=MIGRATIONS_MV,
                          params={"instance_uuid": server_id, "migration_type": migration_type,
-                                 "limit": 1})["migrations"]
+                                 "limit": 1}, counter=self.requests)["migrations"]
         return int(page[0]["id"]) if page else 0
 
     def _await_migration(self, server_id, migration_type, after_id):
@@ -222,11 +234,11 @@ class OpenStackCloudDriver(base.CloudDriver):
         self._nova("POST", f"/servers/{server_id}/action", ACTION_MV, json={"os-start": None})
 
     def delete_port_binding(self, port_id, host):
-        http.call(self.conn.network, "DELETE", f"/v2.0/ports/{port_id}/bindings/{host}")
+        http.call(self._proxy("network"), "DELETE", f"/v2.0/ports/{port_id}/bindings/{host}", counter=self.requests)
 
     def delete_volume_attachment(self, attachment_id):
-        http.call(self.conn.block_storage, "DELETE", f"/attachments/{attachment_id}",
-                  microversion=VOLUME_MV)
+        http.call(self._proxy("block_storage"), "DELETE", f"/attachments/{attachment_id}",
+                  microversion=VOLUME_MV, counter=self.requests)
 
 
 def connection_from_conf(conf) -> openstack.connection.Connection:

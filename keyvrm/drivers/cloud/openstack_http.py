@@ -19,27 +19,34 @@ from keyvrm.drivers import errors
 
 
 class RequestCounter:
-    """Counts the HTTP requests the session sends, per service (a requests response hook)."""
+    """Counts HTTP requests: every one the session sends (a requests response hook, so
+    the SDK's version discovery counts too) and, per service type, the driver's own calls.
+    """
 
     def __init__(self):
         self._lock = threading.Lock()
-        self._counts = collections.Counter()
+        self._total = 0
+        self._by_service = collections.Counter()
 
     def __call__(self, response, *args, **kwargs):
-        path = parse.urlsplit(response.request.url).path.strip("/").split("/")
         with self._lock:
-            self._counts[path[0] if path else ""] += 1
+            self._total += 1
         return response
 
-    def total(self) -> int:
-        """Requests sent since the counter was made."""
+    def add(self, service_type: str):
+        """Count one driver call to ``service_type``."""
         with self._lock:
-            return sum(self._counts.values())
+            self._by_service[service_type] += 1
 
-    def by_path_root(self) -> dict:
-        """Requests per first path segment (``v2.1``, ``resource_providers``, ...)."""
+    def total(self) -> int:
+        """Requests the session sent since the counter was installed."""
         with self._lock:
-            return dict(self._counts)
+            return self._total
+
+    def by_service(self) -> dict:
+        """Driver calls per service type (``compute``, ``placement``, ``image``, ...)."""
+        with self._lock:
+            return dict(self._by_service)
 
 
 def install_counter(session) -> RequestCounter:
@@ -47,6 +54,18 @@ def install_counter(session) -> RequestCounter:
     counter = RequestCounter()
     session.session.hooks.setdefault("response", []).append(counter)
     return counter
+
+
+_NO_ANSWER = (ks_exc.ConnectFailure, ks_exc.ConnectTimeout, ks_exc.RequestTimeout,
+              ks_exc.EndpointNotFound, ks_exc.DiscoveryFailure, ks_exc.UnknownConnectionError)
+
+
+def proxy_of(connection, service: str):
+    """The connection's proxy for ``service``; its first use runs version discovery."""
+    try:
+        return getattr(connection, service)
+    except _NO_ANSWER as exc:
+        raise errors.DriverUnavailable(f"{service}: no usable endpoint ({exc})") from exc
 
 
 def _message(response) -> str:
@@ -67,8 +86,10 @@ def _message(response) -> str:
 
 
 def call(proxy, method: str, path: str, *, microversion: Optional[str] = None,
-         params: Optional[dict] = None, json=None, ok=(200, 201, 202, 204)):
+         params: Optional[dict] = None, json=None, ok=(200, 201, 202, 204), counter=None):
     """One request; returns the decoded JSON body (None when empty) or raises a driver error."""
+    if counter is not None:
+        counter.add(proxy.service_type)
     kwargs = {"raise_exc": False, "params": params or {}}
     if microversion:
         kwargs["microversion"] = microversion
@@ -76,8 +97,7 @@ def call(proxy, method: str, path: str, *, microversion: Optional[str] = None,
         kwargs["json"] = json
     try:
         response = proxy.request(path, method, **kwargs)
-    except (ks_exc.ConnectFailure, ks_exc.ConnectTimeout, ks_exc.RequestTimeout,
-            ks_exc.EndpointNotFound, ks_exc.DiscoveryFailure, ks_exc.UnknownConnectionError) as exc:
+    except _NO_ANSWER as exc:
         raise errors.DriverUnavailable(f"{method} {path}: no answer ({exc})") from exc
     if response.status_code not in ok:
         message = f"{method} {path}: {_message(response)}"
@@ -100,13 +120,13 @@ def marker_of(links) -> Optional[str]:
     return None
 
 
-def paginate(proxy, path: str, key: str, *, microversion: str, params: dict, page_size: int,
-             links_key: Optional[str] = None) -> list:
+def paginate(proxy, path: str, key: str, *, microversion: Optional[str], params: dict,
+             page_size: int, links_key: Optional[str] = None, counter=None) -> list:
     """Every item of a marker-paginated list (Nova ``<key>_links``, Glance ``next``)."""
     items = []
     query = dict(params, limit=page_size)
     while True:
-        body = call(proxy, "GET", path, microversion=microversion, params=query)
+        body = call(proxy, "GET", path, microversion=microversion, params=query, counter=counter)
         page = body.get(key, [])
         items.extend(page)
         if links_key == "next":  # Glance: {"next": "/v2/images?marker=..."}
@@ -119,13 +139,14 @@ def paginate(proxy, path: str, key: str, *, microversion: str, params: dict, pag
 
 
 def paginate_offset(proxy, path: str, key: str, *, microversion: str, params: dict,
-                    page_size: int) -> list:
+                    page_size: int, counter=None) -> list:
     """Every item of an offset-paginated Nova list (``os-server-groups``)."""
     items = []
     offset = 0
     while True:
         page = call(proxy, "GET", path, microversion=microversion,
-                    params=dict(params, limit=page_size, offset=offset)).get(key, [])
+                    params=dict(params, limit=page_size, offset=offset),
+                    counter=counter).get(key, [])
         items.extend(page)
         if len(page) < page_size:
             return items

@@ -29,16 +29,21 @@ MICROVERSION = "1.39"
 
 
 class PlacementReader:
-    """Reads providers, inventories, traits and usages through one Placement proxy."""
+    """Reads providers, inventories, traits and usages through the Placement proxy.
 
-    def __init__(self, proxy, workers: int = 8):
-        self._proxy = proxy
+    ``proxy_factory()`` returns the proxy (its first call runs version discovery).
+    """
+
+    def __init__(self, proxy_factory, counter=None, workers: int = 8):
+        self._proxy_factory = proxy_factory
+        self._counter = counter
         self._workers = workers
         self._lock = threading.Lock()
         self._cache = {}  # uuid -> (generation, inventories body, traits tuple)
 
     def _get(self, path, params=None):
-        return http.call(self._proxy, "GET", path, microversion=MICROVERSION, params=params)
+        return http.call(self._proxy_factory(), "GET", path, microversion=MICROVERSION, params=params,
+                         counter=self._counter)
 
     def providers(self) -> list:
         """Every resource provider: dicts with ``uuid``, ``name``, ``generation``."""

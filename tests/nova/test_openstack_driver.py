@@ -1,0 +1,110 @@
+"""The OpenStack driver's reads and errors against real Nova and Placement over HTTP."""
+
+import pytest
+
+from keyvrm.drivers.cloud import openstack
+from keyvrm.drivers.cloud import openstack_http
+from keyvrm.drivers import errors
+from keyvrm.harvest import assemble
+from keyvrm.model import settings
+from keyvrm.model import snapshot as m
+from tests.nova import conftest as c
+
+
+@pytest.fixture(scope="module")
+def layout(fake_cloud):
+    """Two aggregates (one an AZ), an anti-affinity group of two, a server with metadata."""
+    drv = openstack.from_endpoints(fake_cloud.service_endpoints)
+    c.aggregate(drv, "agg-read-a", ["compute000", "compute001"], zone="az-read",
+                metadata={"keyvrm": "yes"})
+    c.aggregate(drv, "agg-read-b", ["compute002", "compute003", "compute004"])
+    group = c.server_group(drv, "sg-read", "anti-affinity")
+    members = [c.boot(drv, "read-anti-%d" % i, host, group_id=group)
+               for i, host in enumerate(["compute000", "compute001"])]
+    tagged = c.boot(drv, "read-tagged", "compute002", metadata={"keyvrm_no_evac": "true"})
+    return {"group": group, "members": members, "tagged": tagged}
+
+
+def test_servers_match_nova_with_host_flavor_group_and_metadata(driver, layout):
+    vms = {vm.id: vm for vm in driver.list_servers()}
+    for server_id in layout["members"] + [layout["tagged"]]:
+        raw = c.server(driver, server_id)
+        vm = vms[server_id]
+        assert vm.host == raw["OS-EXT-SRV-ATTR:host"]
+        assert (vm.flavor.vcpus, vm.flavor.ram_mb, vm.flavor.name) == (1, 512, "m1.tiny")
+        assert vm.status == "ACTIVE" and vm.image_id == c.IMAGE and not vm.volume_backed
+    assert {vms[s].server_group_id for s in layout["members"]} == {layout["group"]}
+    assert vms[layout["tagged"]].metadata == {"keyvrm_no_evac": "true"}
+
+
+def test_server_groups_aggregates_and_zones_match_nova(driver, layout):
+    [group] = [g for g in driver.list_server_groups() if g.id == layout["group"]]
+    assert group.policy == m.ANTI_AFFINITY and set(group.members) == set(layout["members"])
+    aggs = {a.name: a for a in driver.list_aggregates()}
+    assert aggs["agg-read-a"].hosts == ("compute000", "compute001")
+    assert aggs["agg-read-a"].availability_zone == "az-read"
+    assert aggs["agg-read-a"].metadata == {"availability_zone": "az-read", "keyvrm": "yes"}
+    assert {z.name for z in driver.list_availability_zones()} >= {"az-read", "nova"}
+    hypervisors = {h.name: h for h in driver.list_hypervisors()}
+    assert hypervisors["compute000"].availability_zone == "az-read"
+    assert hypervisors["compute000"].aggregates == ("agg-read-a",)
+    assert hypervisors["compute003"].availability_zone == "nova"
+    assert "COMPUTE_NODE" in hypervisors["compute003"].traits
+
+
+def test_inventories_and_usages_match_placement(driver, layout):
+    inventories = driver.list_inventories()
+    placement = driver.conn.placement
+    providers = openstack_http.call(placement, "GET", "/resource_providers",
+                                    microversion="1.39")["resource_providers"]
+    assert set(inventories) == {p["name"] for p in providers}
+    for provider in providers:
+        raw_inv = openstack_http.call(placement, "GET", "/resource_providers/%s/inventories"
+                                      % provider["uuid"], microversion="1.39")["inventories"]
+        raw_use = openstack_http.call(placement, "GET", "/resource_providers/%s/usages"
+                                      % provider["uuid"], microversion="1.39")["usages"]
+        ours = inventories[provider["name"]]
+        for rc, inv in raw_inv.items():
+            assert (ours[rc].total, ours[rc].reserved, ours[rc].allocation_ratio, ours[rc].max_unit) \
+                == (inv["total"], inv["reserved"], inv["allocation_ratio"], inv["max_unit"])
+            assert ours[rc].used == raw_use.get(rc, 0)
+    assert inventories["compute000"][m.VCPU].used >= 1  # an anti-affinity member lives there
+
+
+def test_services_match_nova(driver, layout):
+    services = {s.host: s for s in driver.list_compute_services()}
+    assert set(services) >= {"compute000", "compute004"}
+    assert all(s.state == m.SERVICE_UP and s.status == m.SERVICE_ENABLED and not s.forced_down
+               for s in services.values() if s.host.startswith("compute00"))
+    assert driver.get_service("compute001") == services["compute001"]
+    with pytest.raises(errors.NotFoundInCloud):
+        driver.get_service("no-such-host")
+
+
+def test_images_carry_the_properties_nova_filters_read(driver):
+    images = {i.id: i for i in driver.list_images()}
+    assert images[c.IMAGE].properties["architecture"] == "x86_64"
+
+
+def test_nova_503_is_a_cloud_error_recorded_by_the_harvest(fake_cloud, driver):
+    driver.list_compute_services()  # version discovery done before the fault
+    cold = openstack.from_endpoints(fake_cloud.service_endpoints)
+    fake_cloud.fault(503)
+    try:
+        with pytest.raises(errors.CloudError) as caught:
+            driver.list_servers()
+        assert caught.value.status_code == 503 and caught.value.retryable
+        with pytest.raises(errors.DriverUnavailable):  # 503 to the discovery request
+            cold.list_servers()
+        snap = assemble.harvest(assemble.HarvestSources(cloud=driver), settings.AppConfig(),
+                                now_s=0.0)
+    finally:
+        fake_cloud.fault(None)
+    assert not snap.sources[m.SOURCE_NOVA].ok and "503" in snap.sources[m.SOURCE_NOVA].error
+    assert snap.sources[m.SOURCE_PLACEMENT].ok
+
+
+def test_an_unreachable_cloud_is_driver_unavailable():
+    drv = openstack.from_endpoints({"compute": "http://127.0.0.1:9/v2.1"})
+    with pytest.raises(errors.DriverUnavailable):
+        drv.list_compute_services()

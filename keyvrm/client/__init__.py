@@ -1,0 +1,1 @@
+"""Python client of the KeyVRM REST API (used by the `openstack keyvrm` CLI and Horizon)."""

@@ -1,0 +1,1 @@
+"""`openstack keyvrm ...`: the python-openstackclient plugin (osc-lib)."""

@@ -1,0 +1,1 @@
+"""`openstack keyvrm` commands of API v1, one module per resource."""

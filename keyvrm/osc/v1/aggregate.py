@@ -1,0 +1,73 @@
+"""`openstack keyvrm aggregate list|show|set`."""
+
+from osc_lib.command import command
+
+from keyvrm.osc.v1 import common
+
+LIST_COLUMNS = ("name", "availability_zone", "marker", "no_op_mode", "no_op_reason", "last_event_state")
+
+
+def _weight(text):
+    key, _, value = text.partition("=")
+    if not key or not value:
+        raise ValueError("expected KEY=WEIGHT")
+    return key, float(value)
+
+
+class ListAggregates(command.Lister):
+    """List aggregates with marker, NOOP and the state of their last event."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument("--availability-zone", metavar="<az>", help="Only this AZ's aggregates.")
+        parser.add_argument("--include-deleted", action="store_true", help="Also aggregates Nova no longer has.")
+        common.add_paging(parser)
+        return parser
+
+    def take_action(self, parsed_args):
+        items = common.call(common.client(self).list_aggregates, availability_zone=parsed_args.availability_zone,
+                            include_deleted=parsed_args.include_deleted or None, limit=parsed_args.limit,
+                            marker=parsed_args.marker)
+        return common.rows(items, LIST_COLUMNS)
+
+
+class ShowAggregate(command.ShowOne):
+    """Show an aggregate's config with its last and current event."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument("name", metavar="<aggregate>")
+        return parser
+
+    def take_action(self, parsed_args):
+        return common.show(common.call(common.client(self).get_aggregate, parsed_args.name))
+
+
+class SetAggregate(command.ShowOne):
+    """Change an aggregate's marker, NOOP mode (a reason is required to turn it on) and LB settings."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument("name", metavar="<aggregate>")
+        parser.add_argument("--marker", metavar="<HA|LB|HA+LB|''>", help="What KeyVRM does here (empty: nothing).")
+        noop = parser.add_mutually_exclusive_group()
+        noop.add_argument("--noop", dest="no_op_mode", action="store_true", default=None,
+                          help="NOOP on: seen and counted, nothing done (needs --noop-reason).")
+        noop.add_argument("--no-noop", dest="no_op_mode", action="store_false", help="NOOP off.")
+        parser.add_argument("--noop-reason", dest="no_op_reason", metavar="<text>")
+        parser.add_argument("--lb-period", type=int, metavar="<s>")
+        parser.add_argument("--lb-overload-threshold", type=float, metavar="<pct>")
+        parser.add_argument("--lb-target-max-load", type=float, metavar="<pct>")
+        parser.add_argument("--lb-weight", type=_weight, action="append", metavar="<key=weight>",
+                            help="Weight of cpu, ram, net or hugepages in syn_score (repeatable).")
+        return parser
+
+    def take_action(self, parsed_args):
+        changes = {f: getattr(parsed_args, f) for f in ("marker", "no_op_mode", "no_op_reason", "lb_period",
+                                                        "lb_overload_threshold", "lb_target_max_load")
+                   if getattr(parsed_args, f) is not None}
+        if parsed_args.lb_weight:
+            changes["lb_weights"] = dict(parsed_args.lb_weight)
+        if not changes:
+            raise common.exceptions.CommandError("nothing to change: give at least one option")
+        return common.show(common.call(common.client(self).update_aggregate, parsed_args.name, **changes))

@@ -1,0 +1,51 @@
+"""What every KeyVRM command shares: the client, API errors as CLI errors, rows and values."""
+
+from osc_lib.cli import format_columns
+from osc_lib import exceptions
+
+from keyvrm.client import v1 as client_v1
+
+
+def client(command):
+    return command.app.client_manager.keyvrm
+
+
+def call(function, *args, **kwargs):
+    """Run a client call; an API error becomes a CommandError with the API's message (field included)."""
+    try:
+        return function(*args, **kwargs)
+    except client_v1.ClientError as exc:
+        raise exceptions.CommandError(str(exc)) from None
+
+
+def show(item, fields=None):
+    """(names, values) of one resource for ShowOne; nested values structured in json/yaml output."""
+    names = tuple(fields or sorted(item))
+    return names, tuple(_cell(item.get(name)) for name in names)
+
+
+def rows(items, columns):
+    """(headers, rows) for Lister."""
+    return columns, [tuple(_cell(item.get(c)) for c in columns) for item in items]
+
+
+def _cell(value):
+    if isinstance(value, dict):
+        return format_columns.DictColumn(value)
+    if isinstance(value, list):
+        return format_columns.ListColumn(value)
+    return value
+
+
+def parse_bool(text):
+    lowered = text.strip().lower()
+    if lowered in ("true", "yes", "on", "1"):
+        return True
+    if lowered in ("false", "no", "off", "0"):
+        return False
+    raise ValueError("expected true or false")
+
+
+def add_paging(parser):
+    parser.add_argument("--limit", type=int, metavar="<n>", help="Return at most <n> items (one page).")
+    parser.add_argument("--marker", metavar="<id>", help="Start after this item.")

@@ -1,0 +1,29 @@
+"""`openstack keyvrm cycle list|run`."""
+
+from osc_lib.command import command
+
+from keyvrm.osc.v1 import common
+
+LIST_COLUMNS = ("id", "status", "reason_code", "reason", "snapshot_id", "started_at", "finished_at")
+
+
+class ListCycles(command.Lister):
+    """List cycles, newest first, with why nothing was done when so."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument("--status", metavar="<status>")
+        common.add_paging(parser)
+        return parser
+
+    def take_action(self, parsed_args):
+        items = common.call(common.client(self).list_cycles, limit=parsed_args.limit, marker=parsed_args.marker,
+                            status=parsed_args.status)
+        return common.rows(items, LIST_COLUMNS)
+
+
+class RunCycle(command.ShowOne):
+    """Request a cycle now (accepted; it appears in `cycle list`)."""
+
+    def take_action(self, parsed_args):
+        return common.show(common.call(common.client(self).request_cycle))

@@ -1,0 +1,86 @@
+"""The real `openstack keyvrm ...` commands (python-openstackclient + our plugin) against a served API.
+
+Auth plugin ``none`` with ``--os-endpoint`` reaches a noauth keyvrm-api, as in the
+embedded default. Each command is a separate process, exactly as an operator runs it.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from keyvrm.api import serve
+from keyvrm.db import api as db_api
+from tests.unit.api import seed
+
+OPENSTACK = os.path.join(os.path.dirname(sys.executable), "openstack")
+
+
+@pytest.fixture
+def seeded_db(sqlite_db):
+    seed.seed(sqlite_db)
+    return sqlite_db
+
+
+@pytest.fixture
+def served(seeded_db):
+    server = serve.serve_in_thread(seed.make_app(seeded_db), "127.0.0.1", 0)
+    yield server
+    server.shutdown()
+
+
+def _openstack(server, *args):
+    command = [OPENSTACK, "--os-auth-type", "none", "--os-endpoint", server.url, "keyvrm", *args]
+    env = dict(os.environ, PYTHONWARNINGS="ignore")
+    return subprocess.run(command, capture_output=True, text=True, timeout=60, env=env)
+
+
+def test_aggregate_list_as_json(served):
+    result = _openstack(served, "aggregate", "list", "-f", "json")
+    assert result.returncode == 0, result.stderr
+    rows = json.loads(result.stdout)
+    assert [r["name"] for r in rows] == ["agg-a", "agg-b", "agg-c"]
+    assert rows[0]["marker"] == "HA" and rows[1]["no_op_mode"] is True
+
+
+def test_aggregate_set_noop_without_reason_fails_naming_the_field(served, seeded_db):
+    result = _openstack(served, "aggregate", "set", "agg-a", "--noop")
+    assert result.returncode != 0
+    assert "no_op_reason" in result.stderr
+    assert db_api.get_aggregate_config(seeded_db, "agg-a").no_op_mode is False
+
+
+def test_aggregate_set_with_lb_options_shows_the_new_config_as_yaml(served):
+    result = _openstack(served, "aggregate", "set", "agg-b", "--marker", "HA+LB", "--no-noop",
+                        "--lb-overload-threshold", "90", "--lb-weight", "net=0", "-f", "yaml")
+    assert result.returncode == 0, result.stderr
+    shown = yaml.safe_load(result.stdout)
+    assert shown["marker"] == "HA+LB" and shown["no_op_mode"] is False
+    assert shown["lb_overload_threshold"] == 90.0 and shown["lb_weights"]["net"] == 0.0
+
+
+def test_config_set_then_value_output(served, seeded_db):
+    result = _openstack(served, "config", "set", "--period", "45", "--nova-filters", "ComputeFilter",
+                        "-f", "value", "-c", "period")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "45"
+    assert db_api.get_app_config(seeded_db).nova_filters == ("ComputeFilter",)
+
+
+def test_recommendation_run_is_accepted_and_recorded(served, seeded_db):
+    result = _openstack(served, "recommendation", "run", "rec-manual", "-f", "json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["status"] == "created"
+    assert db_api.get_recommendation(seeded_db, "rec-manual")["status"] == "created"
+
+
+def test_event_list_table_and_cycle_run(served, seeded_db):
+    table = _openstack(served, "event", "list", "--aggregate", "agg-a")
+    assert table.returncode == 0, table.stderr
+    assert "ev-1" in table.stdout and "ev-3" in table.stdout and "ev-2" not in table.stdout
+    run = _openstack(served, "cycle", "run", "-f", "json")
+    assert run.returncode == 0, run.stderr
+    assert [c["status"] for c in db_api.page_cycles(seeded_db, 1)] == ["requested"]

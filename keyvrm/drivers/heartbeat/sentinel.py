@@ -21,6 +21,8 @@ from __future__ import annotations
 from typing import Iterable, Optional
 
 import redis
+from redis import backoff
+from redis import retry as redis_retry
 from redis import sentinel as redis_sentinel
 
 from keyvrm.drivers.errors import DriverUnavailable
@@ -42,17 +44,25 @@ def parse_address(text: str) -> tuple:
     return host.strip("[]"), int(port)
 
 
+def _quick_retry():
+    return redis_retry.Retry(backoff.ConstantBackoff(0.05), 1)
+
+
 def connect(sentinels: Iterable[str], service_name: str, *, password: str = "",
             sentinel_password: str = "", socket_timeout_s: float = 2.0):
-    """A client of the current master of ``service_name`` that follows failovers."""
-    sentinel_kwargs = {"socket_timeout": socket_timeout_s}
+    """A client of the current master of ``service_name`` that follows failovers.
+
+    A command is retried once after 50 ms (redis-py's default backs off for seconds):
+    callers retry on their own schedule and must learn of an outage quickly.
+    """
+    sentinel_kwargs = {"socket_timeout": socket_timeout_s, "retry": _quick_retry()}
     if sentinel_password:
         sentinel_kwargs["password"] = sentinel_password
     manager = redis_sentinel.Sentinel([parse_address(a) for a in sentinels],
                                       sentinel_kwargs=sentinel_kwargs,
                                       socket_timeout=socket_timeout_s)
     return manager.master_for(service_name, password=password or None,
-                              socket_timeout=socket_timeout_s,
+                              socket_timeout=socket_timeout_s, retry=_quick_retry(),
                               socket_connect_timeout=socket_timeout_s,
                               decode_responses=True)
 

@@ -61,10 +61,13 @@ _NO_ANSWER = (ks_exc.ConnectFailure, ks_exc.ConnectTimeout, ks_exc.RequestTimeou
 
 
 def proxy_of(connection, service: str):
-    """The connection's proxy for ``service``; its first use runs version discovery."""
+    """The connection's proxy for ``service``; its first use runs version discovery.
+
+    openstacksdk asserts (AssertionError) when the catalog has no such endpoint.
+    """
     try:
         return getattr(connection, service)
-    except _NO_ANSWER as exc:
+    except (AssertionError,) + _NO_ANSWER as exc:
         raise errors.DriverUnavailable(f"{service}: no usable endpoint ({exc})") from exc
 
 

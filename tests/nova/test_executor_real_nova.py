@@ -1,0 +1,92 @@
+"""The executor against real Nova: live migration, evacuation, anti-affinity conflict, stuck migration.
+
+Each test boots its own servers on hosts it names; wall times of the successful runs are
+printed (``-s``) for the notes.
+"""
+
+import time
+
+from keyvrm.clock import WallClock
+from keyvrm.db import api as db_api
+from keyvrm.executor import runner
+from keyvrm.executor.settings import ExecutorSettings
+from tests.nova import conftest as c
+
+TIMEOUTS_S = {"starting": 60, "stopping": 60, "suspending": 60, "resuming": 60,
+              "creating": 60, "deleting": 60, "migrating": 60, "restoring": 60}
+SETTINGS = ExecutorSettings(max_attempts=2, max_repeated_errors=2, poll_interval_s=0.2,
+                            retry_delay_s=0.1, allow_rebuild_local_disk=True,
+                            lifecycle_timeouts_s=TIMEOUTS_S)
+
+
+def _recommend(db, action, vm_id, source, target):
+    event_id = db_api.create_event(db, "agg-exec", "HA" if action == "evacuate" else "LB", "HA+LB")
+    return db_api.create_recommendation(db, event_id, action, vm_id, source, target, auto_run=True,
+                                        ha_round=1 if action == "evacuate" else None)
+
+
+def _run(db, driver, rec_id, settings=SETTINGS):
+    started = time.monotonic()
+    status = runner.run_recommendation(db, driver, rec_id, clock=WallClock(), settings=settings)
+    return status, time.monotonic() - started
+
+
+def _kinds(db, rec_id):
+    return [op["kind"] for op in db_api.list_operations(db, rec_id)]
+
+
+def test_live_migration_ends_with_the_vm_on_the_target_as_nova_reports(sqlite_db, driver):
+    vm = c.boot(driver, "exec-live", "compute002")
+    rec_id = _recommend(sqlite_db, "live_migrate", vm, "compute002", "compute003")
+    status, took_s = _run(sqlite_db, driver, rec_id)
+    print("live migration wall time: %.2f s" % took_s)
+    assert status == "succeeded", db_api.list_operations(sqlite_db, rec_id)
+    assert c.host_of(driver, vm) == "compute003"
+    assert not db_api.get_vm_state(sqlite_db, vm)["locked"]
+
+
+def test_evacuation_after_force_down_ends_with_the_vm_on_the_target_and_active(
+        sqlite_db, driver, fake_cloud):
+    vm = c.boot(driver, "exec-evac", "compute004")
+    fake_cloud.stop_compute("compute004")
+    try:
+        driver.force_down_service("compute004")
+        rec_id = _recommend(sqlite_db, "evacuate", vm, "compute004", "compute003")
+        status, took_s = _run(sqlite_db, driver, rec_id)
+        print("evacuation wall time (incl. the start after it): %.2f s" % took_s)
+        assert status == "succeeded", db_api.list_operations(sqlite_db, rec_id)
+        raw = c.server(driver, vm)
+        assert raw["OS-EXT-SRV-ATTR:host"] == "compute003" and raw["status"] == "ACTIVE"
+    finally:
+        fake_cloud.start_compute("compute004")
+        driver.force_down_service("compute004", False)
+
+
+def test_anti_affinity_conflict_at_execution_fails_and_is_journaled(sqlite_db, driver):
+    group = c.server_group(driver, "sg-exec", "anti-affinity")
+    vm = c.boot(driver, "exec-anti-1", "compute000", group_id=group)
+    rec_id = _recommend(sqlite_db, "live_migrate", vm, "compute000", "compute003")
+    c.boot(driver, "exec-anti-2", "compute003", group_id=group)  # the conflict appears now
+    status, _ = _run(sqlite_db, driver, rec_id)
+    assert status == "failed"
+    assert c.host_of(driver, vm) == "compute000"
+    ops = db_api.list_operations(sqlite_db, rec_id)
+    assert ops[-1]["kind"] == "error" and "execute" in _kinds(sqlite_db, rec_id)
+    assert not db_api.get_vm_state(sqlite_db, vm)["locked"]
+
+
+def test_stuck_migration_hits_the_timeout_and_becomes_migration_failed_unlocked(
+        sqlite_db, driver, fake_cloud):
+    vm = c.boot(driver, "exec-stuck", "compute001")
+    fake_cloud.stall_live_migrations("compute001")
+    settings = ExecutorSettings(max_attempts=1, max_repeated_errors=1, poll_interval_s=0.2,
+                                retry_delay_s=0.1, lifecycle_timeouts_s=dict(TIMEOUTS_S, migrating=3))
+    try:
+        rec_id = _recommend(sqlite_db, "live_migrate", vm, "compute001", "compute002")
+        status, took_s = _run(sqlite_db, driver, rec_id, settings)
+    finally:
+        fake_cloud.stall_live_migrations("compute001", False)
+    assert status == "failed" and took_s >= 3
+    state = db_api.get_vm_state(sqlite_db, vm)
+    assert state["failure_state"] == "migration_failed" and not state["locked"]
+    assert "timeout" in db_api.list_operations(sqlite_db, rec_id)[-1]["error"]

@@ -46,7 +46,7 @@ class _FreeRamIndex:
         return [name for _, name in reversed(self._sorted)]
 
     def most_free(self, but=None) -> float:
-        """The largest free RAM of a host other than ``but``."""
+        """The largest free RAM of a host (other than ``but``)."""
         for free, name in reversed(self._sorted[-2:]):
             if name != but:
                 return free
@@ -205,11 +205,21 @@ class _Repacker:
             self.clearing.discard(host)
         return False
 
+    def _freeable(self, host, room) -> int:
+        """The most RAM that moving planned VMs out of ``host`` could free.
+
+        As ``_evictions`` chooses them, counting only VMs no larger than ``room``.
+        """
+        sizes = sorted(size for size in (self.requests[r].resources.ram_mb
+                                         for r in self.on_host[host]) if size <= room)
+        return max(sizes[-1:] + [sum(sizes[:_MAX_EVICTED])]) if sizes else 0
+
     def place(self, vm_id) -> bool:
         """Place one left-over VM, best fit, else by moving planned VMs out of a host.
 
-        Hosts to clear are tried most free first; once even moving out every planned VM
-        of the roomiest host could not free enough, no later host can.
+        Hosts to clear are tried most free first, skipping those where moving out planned
+        VMs (that some host has room for) cannot free enough; once no host could free
+        enough for the next one, no later host can.
         """
         request = self.requests[vm_id]
         avoid = self.avoid.get(vm_id)
@@ -219,13 +229,15 @@ class _Repacker:
                 self._move(vm_id, host)
                 self.journal.clear()
                 return True
-        roomiest = max((sum(self.requests[r].resources.ram_mb for r in residents)
-                        for residents in self.on_host.values()), default=0)
+        room = self.free.most_free()
+        freeable = {host: self._freeable(host, room) for host in self.on_host}
+        roomiest = max(freeable.values(), default=0)
         placed = False
         for host in self.free.most_free_first():
-            if ram_mb - self.states.free_of(host, m.MEMORY_MB) > roomiest:
+            need_ram = ram_mb - self.states.free_of(host, m.MEMORY_MB)
+            if need_ram > roomiest:
                 break
-            if host == avoid:
+            if host == avoid or need_ram > freeable.get(host, 0):
                 continue
             why = self.selector.host_rejection(request, host)
             if why in _ROOM_CODES and self._clear_and_place(vm_id, host):

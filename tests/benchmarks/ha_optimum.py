@@ -17,6 +17,11 @@ read from keyvrm.scheduling.host_state.HostState (limits - used), i.e. as
 keyvrm.scheduling.capacity checks it. Evacuable VMs are those plan_evacuation keeps
 (not no_evac, not busy, not on local disk without allow_rebuild).
 
+With ``forced`` (the VMs the planner's ordered pass placed) the row of each class gets
+the lower bound "at least its forced members": the *priority optimum*, the most VMs that
+can be placed while every VM the SPEC order placed stays placed (bench_planning.py's
+docstring says why that is the planner's objective).
+
 VMs outside any server group that make the same request and may use the same hosts are
 interchangeable, so by default they share one integer variable x[c,h] in 0..n_c per host
 (an exact aggregation of the binary x[vm,h]: same optimum, far less symmetry);
@@ -78,11 +83,14 @@ def _pages(request, state):
 
 def build_and_solve(snapshot, app_config, aggregate, fenced, busy=m.BusySet(), *,
                     index=None, time_limit_s=20.0, per_vm=False, max_hosts=200,
-                    max_vms=1000, assignment=False):
+                    max_vms=1000, assignment=False, forced=()):
     """Solve one aggregate. Returns a dict: status, optimum (or None), solve_s, sizes.
 
-    With ``assignment`` the dict also has ``moves``: (VM id, target) of the solution.
+    Every VM id in ``forced`` must be placed (the priority-respecting optimum, see the
+    module docstring). With ``assignment`` the dict also has ``moves``: (VM id, target)
+    of the solution.
     """
+    forced = frozenset(forced)
     index = index or snapshot.index()
     fenced = frozenset(fenced)
     ctx = build_context(snapshot, aggregate, app_config.nova_filters, busy, index)
@@ -144,6 +152,10 @@ def build_and_solve(snapshot, app_config, aggregate, fenced, busy=m.BusySet(), *
             upper.append(len(members))
     n = len(var_class)
     info["variables"] = n
+    with_hosts = {ci for ci in var_class}
+    if any(vm.id in forced for ci, c in enumerate(classes.values()) if ci not in with_hosts
+           for vm in c[2]):
+        return dict(info, status="forced_vm_without_host", optimum=None, solve_s=0.0)
     info["classes"] = len(classes)
     if n == 0:
         return dict(info, status="optimal", optimum=0, solve_s=0.0)
@@ -158,7 +170,7 @@ def build_and_solve(snapshot, app_config, aggregate, fenced, busy=m.BusySet(), *
         rows.extend([row] * len(js))
         cols.extend(js)
         vals.extend([1.0] * len(js))
-        lo.append(0.0)
+        lo.append(float(sum(1 for vm in class_list[ci][2] if vm.id in forced)))
         hi.append(float(len(class_list[ci][2])))
         row += 1
     # Host capacity: VCPU, MEMORY_MB, huge pages per page size.

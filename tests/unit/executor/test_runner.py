@@ -131,8 +131,8 @@ def test_inactive_port_binding_on_the_target_is_deleted_before_the_retry(sqlite_
                                           "prepare", "execute", "success"]
     assert ops[3]["message"].startswith("attempt 1 failed: inactive_port_binding "
                                         "(retry_after_cleanup)")
-    assert ops[4]["message"] == "delete_inactive_port_bindings: %s@%s" % (compute.port_id(vm),
-                                                                         h.TARGET)
+    assert ops[4]["message"] == "delete_inactive_port_bindings: %s@%s" % (
+        compute.port_id(vm), h.TARGET)
 
 
 def test_stale_volume_attachment_is_deleted_before_the_evacuation_is_retried(sqlite_db):

@@ -1,0 +1,125 @@
+"""Alerts over oslo.messaging's fake:// transport and to an Alertmanager-compatible endpoint."""
+
+import http.server
+import json
+import threading
+
+from oslo_config import cfg
+import oslo_messaging
+import pytest
+
+from keyvrm import conf as keyvrm_conf
+from keyvrm.drivers.cloud.sim import SimCloudDriver
+from keyvrm.executor import runner
+from keyvrm import notifications
+from keyvrm.simulator import faults
+from tests.unit.executor import helpers as h
+
+TOPIC = "keyvrm_alerts"
+
+
+@pytest.fixture
+def conf():
+    conf = cfg.ConfigOpts()
+    keyvrm_conf.register_all(conf)
+    conf([], default_config_files=[])
+    return conf
+
+
+class _Endpoint:
+    def __init__(self):
+        self.received = []
+        self.arrived = threading.Event()
+
+    def error(self, ctxt, publisher_id, event_type, payload, metadata):
+        self.received.append((publisher_id, event_type, payload))
+        self.arrived.set()
+
+
+@pytest.fixture
+def fake_bus(conf):
+    """A fake:// transport with a notification listener on TOPIC: (transport, endpoint)."""
+    transport = oslo_messaging.get_notification_transport(conf, url="fake://")
+    endpoint = _Endpoint()
+    listener = oslo_messaging.get_notification_listener(
+        transport, [oslo_messaging.Target(topic=TOPIC)], [endpoint], executor="threading")
+    listener.start()
+    yield transport, endpoint
+    listener.stop()
+    listener.wait()
+    transport.cleanup()
+
+
+class _Alertmanager(http.server.BaseHTTPRequestHandler):
+    posts = []
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        type(self).posts.append((self.path, json.loads(body)))
+        self.send_response(200)
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def alertmanager():
+    _Alertmanager.posts = []
+    server = http.server.HTTPServer(("127.0.0.1", 0), _Alertmanager)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield "http://127.0.0.1:%d" % server.server_port, _Alertmanager.posts
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_final_error_reaches_a_listener_as_keyvrm_recommendation_error(sqlite_db, conf, fake_bus):
+    transport, endpoint = fake_bus
+    notifier = notifications.Notifier(conf, transport, driver="messagingv2", topics=[TOPIC])
+    region = h.small_region()
+    vm = h.vm_on(region, h.SOURCE)
+    faults.migration_stuck(region, {"count": 1})
+    _, rec_id = h.recommendation(sqlite_db, "live_migrate", vm.id)
+    assert runner.run_recommendation(sqlite_db, SimCloudDriver(region), rec_id,
+                                     clock=h.RegionClock(region), settings=h.SETTINGS,
+                                     notifier=notifier) == "failed"
+    assert endpoint.arrived.wait(10)
+    [(publisher, event_type, payload)] = endpoint.received
+    assert (publisher, event_type) == ("keyvrm", "keyvrm.recommendation.error")
+    assert payload["recommendation_id"] == rec_id and payload["vm_id"] == vm.id
+    assert payload["error_rule"] == "migration_timeout" and payload["attempts"] == 1
+    assert payload["failed_at"] == region.now
+
+
+def test_alerts_are_posted_to_the_alertmanager_v2_api_when_configured(conf, fake_bus, alertmanager):
+    url, posts = alertmanager
+    conf.set_override("alertmanager_url", url, group="executor")
+    transport, endpoint = fake_bus
+    notifier = notifications.Notifier(conf, transport, driver="messagingv2", topics=[TOPIC])
+    notifier.fencing_error({"host": "cmp-7", "event_id": "e-1", "error": "BMC refused",
+                            "reason": "cmp-7 could not be fenced", "failed_at": 1767225600.0})
+    assert endpoint.arrived.wait(10)
+    assert endpoint.received[0][1] == "keyvrm.fencing.error"
+    [(path, [alert])] = posts
+    assert path == "/api/v2/alerts"
+    assert alert["labels"] == {"alertname": "KeyVRMFencingError", "severity": "critical",
+                               "service": "keyvrm", "host": "cmp-7", "event_id": "e-1"}
+    assert alert["annotations"] == {"summary": "cmp-7 could not be fenced",
+                                    "description": "BMC refused"}
+    assert alert["startsAt"] == "2026-01-01T00:00:00+00:00"
+
+
+def test_an_unreachable_alertmanager_does_not_break_the_caller(conf, fake_bus):
+    conf.set_override("alertmanager_url", "http://127.0.0.1:9", group="executor")
+    transport, endpoint = fake_bus
+    notifier = notifications.Notifier(conf, transport, driver="messagingv2", topics=[TOPIC])
+    notifier.recommendation_error({"vm_id": "vm-1", "error": "x"})
+    assert endpoint.arrived.wait(10)
+
+
+def test_alertmanager_endpoint_appends_the_v2_path_once():
+    assert notifications.alertmanager_endpoint(None) is None
+    assert notifications.alertmanager_endpoint("http://am:9093/") == "http://am:9093/api/v2/alerts"
+    assert notifications.alertmanager_endpoint("http://am:9093/api/v2/alerts") == \
+        "http://am:9093/api/v2/alerts"

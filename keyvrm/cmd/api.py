@@ -1,10 +1,11 @@
-"""keyvrm-api: serve the REST API with cheroot on ``[api] host``:``[api] port``.
+"""keyvrm-api: serve the REST API with cheroot on ``[api] host``:``[api] port`` until SIGTERM/SIGINT.
 
 For Apache mod_wsgi or uWSGI use ``keyvrm.api.wsgi:application`` instead.
 """
 
 import signal
 import sys
+import threading
 
 from oslo_log import log as logging
 
@@ -17,12 +18,12 @@ LOG = logging.getLogger(__name__)
 
 def main(argv=None):
     conf = service.prepare(sys.argv[1:] if argv is None else argv)
-    server = serve.make_server(api_app.build_app(conf), conf.api.host, conf.api.port)
-    signal.signal(signal.SIGTERM, lambda *_: server.stop())
-    LOG.info("keyvrm-api listening on %s:%d (auth: %s)", conf.api.host, server.bind_addr[1],
-             conf.api.auth_strategy)
-    try:
-        server.serve()
-    except KeyboardInterrupt:
-        server.stop()
+    stop = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
+    server = serve.serve_in_thread(api_app.build_app(conf), conf.api.host, conf.api.port)
+    LOG.info("keyvrm-api listening on %s (auth: %s)", server.url, conf.api.auth_strategy)
+    stop.wait()
+    LOG.info("keyvrm-api stopping")
+    server.shutdown()
     return 0

@@ -1,0 +1,94 @@
+"""Promises of the API as a whole: its OpenAPI document is true, no secret leaks, requests survive a down engine."""
+
+import json
+import re
+
+import jsonschema
+import oslo_messaging
+import pytest
+import webob
+
+from keyvrm.api import openapi
+from keyvrm.api import router
+from keyvrm.db import api as db_api
+from tests.unit.api import seed
+
+PATH_VALUES = {"name": "agg-a", "event_id": "ev-1", "recommendation_id": "rec-done", "vm_id": "vm-1",
+               "snapshot_id": "1", "cycle_id": "1"}
+
+
+def _get(app, path):
+    return webob.Request.blank(re.sub(r"{(\w+)}", lambda mo: PATH_VALUES[mo.group(1)], path)).get_response(app)
+
+
+def _get_routes():
+    return [r for r in router.all_routes() if r.method == "GET"]
+
+
+def test_openapi_document_lists_exactly_the_routed_endpoints():
+    document = openapi.document()
+    documented = {(m.upper(), p) for p, ops in document["paths"].items() for m in ops}
+    assert documented == {(r.method, r.path) for r in router.all_routes()}
+    for path, ops in document["paths"].items():
+        for operation in ops.values():
+            declared = {p["name"] for p in operation["parameters"] if p["in"] == "path"}
+            assert declared == set(re.findall(r"{(\w+)}", path))
+
+
+def test_every_read_answers_with_its_documented_schema(noauth_app):
+    for route in _get_routes():
+        response = _get(noauth_app, route.path)
+        assert response.status_int == route.status, (route.path, response.text)
+        jsonschema.validate(response.json, route.response_schema)
+
+
+def test_error_bodies_match_the_documented_error_schema(noauth_app):
+    document = openapi.document()
+    for path in ("/v1/aggregates/nope", "/v1/events?status=bad", "/v1/nothing"):
+        response = webob.Request.blank(path).get_response(noauth_app)
+        assert response.status_int in (400, 404)
+        jsonschema.validate(response.json, document["components"]["schemas"]["Error"])
+
+
+SECRETS = {"db": "s3cr3t-db-pw", "redis": "s3cr3t-redis-pw", "sentinel": "s3cr3t-sentinel-pw"}
+
+
+def test_no_response_contains_a_secret(seeded_db, tmp_path):
+    db_url = "sqlite:///%s/keyvrm.sqlite?password=%s" % (tmp_path, SECRETS["db"])
+    app = seed.make_app(seeded_db, overrides={("database", "connection"): db_url,
+                                              ("heartbeat", "password"): SECRETS["redis"],
+                                              ("heartbeat", "sentinel_password"): SECRETS["sentinel"]})
+    bodies = [_get(app, r.path).text for r in _get_routes()]
+    bodies.append(webob.Request.blank("/v1/nothing").get_response(app).text)
+    for body in bodies:
+        for secret in SECRETS.values():
+            assert secret not in body
+        assert "sqlite:///" not in body
+
+
+class _DownEngine:
+    def __getattr__(self, name):
+        def cast(ctxt, **kwargs):
+            raise oslo_messaging.MessageDeliveryFailure("broker unreachable")
+        return cast
+
+
+@pytest.mark.parametrize("path, check", [
+    ("/v1/recommendations/rec-manual/run",
+     lambda db: db_api.get_recommendation(db, "rec-manual")["status"] == "created"),
+    ("/v1/cycles", lambda db: db_api.page_cycles(db, 1)[0]["status"] == db_api.CYCLE_REQUESTED),
+])
+def test_request_is_recorded_even_when_the_engine_is_down(seeded_db, path, check):
+    app = seed.make_app(seeded_db, rpc=_DownEngine())
+    response = webob.Request.blank(path, method="POST").get_response(app)
+    assert response.status_int == 202
+    assert json.loads(response.text)["engine_notified"] is False
+    assert check(seeded_db)
+
+
+def test_run_and_cycle_requests_wake_the_engine(noauth_app, casts):
+    for path in ("/v1/recommendations/rec-manual/run", "/v1/recommendations/rec-auto/cancel", "/v1/cycles"):
+        assert webob.Request.blank(path, method="POST").get_response(noauth_app).status_int == 202
+    assert casts.casts == [("run_recommendation", {"recommendation_id": "rec-manual"}),
+                           ("cancel_recommendation", {"recommendation_id": "rec-auto"}),
+                           ("cycle_now", {})]

@@ -1,14 +1,18 @@
 """Make room for VMs an evacuation pass left without a target by moving its own VMs.
 
-After the ordered pass of ``ha._place`` some VMs may find no host although the capacity
-they need is there, split over several hosts. For each of them, in evacuation order,
-``place_left_over`` looks for a target host that lacks only capacity and one VM *this
-plan* put there that can go to another host (best fit: the candidate with the least free
-RAM that holds it) and so leaves enough room. VMs already running elsewhere are never
-touched, a VM the pass placed is never dropped (the evacuation order keeps its
-priority), and every move is checked again through the selector (busy set, online
-state, capacity, Nova filters, server groups), so the plan's invariants hold as in the
-pass itself. Deterministic: hosts and VMs are visited in a fixed order.
+After the ordered pass of ``ha.ordered_pass`` some VMs may find no host although the
+capacity they need is there, split over several hosts. ``place_left_over`` gives each of
+them, in the order it is given, a second chance: the best-fitting host that takes it
+directly, else a host that lacks only capacity and from which up to ``_MAX_EVICTED``
+VMs *this plan* put there can move to other hosts (each to the best-fitting one) and so
+leave enough room. It does so in two layouts - the pass's own targets, and the pass's
+VMs placed again largest first by best fit (fewer, larger holes) - and keeps the one
+that places more. VMs already running elsewhere are never touched, a VM the pass placed
+is never dropped (the evacuation order keeps its priority), VMs whose place others
+depend on (affinity groups, same/different-host hints) stay where the pass put them,
+and every move is checked again through the selector (busy set, online state,
+capacity, Nova filters, server groups), so the plan's invariants hold as in the pass
+itself. Deterministic: hosts and VMs are visited in a fixed order.
 """
 
 from __future__ import annotations
@@ -318,6 +322,8 @@ def place_left_over(ctx, targets, requests, left_over, candidate_names, avoid_ta
     the pass's own targets, and its movable VMs placed again largest first by best fit
     (fewer, larger holes); in each, left-over VMs go in directly or by moving VMs out.
     """
+    if not left_over:
+        return []
     first_targets = dict(targets)
     first_placed = _Repacker(ctx, first_targets, requests, candidate_names, avoid_targets,
                              vms).run(left_over)

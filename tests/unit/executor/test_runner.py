@@ -251,3 +251,35 @@ def test_a_cancel_request_is_honoured_before_the_next_attempt(sqlite_db):
     assert _run(sqlite_db, cloud, rec_id, region) == "cancelled"
     assert db_api.get_recommendation(sqlite_db, rec_id)["reason"] == "cancel requested by operator-y"
     assert not region.migrations and not db_api.get_vm_state(sqlite_db, vm.id)["locked"]
+
+
+def test_resume_during_the_start_after_an_evacuation_waits_for_the_start(sqlite_db):
+    region = h.small_region()
+    vm = h.vm_on(region, h.SOURCE)
+    h.source_down(region)
+    _, rec_id = h.recommendation(sqlite_db, "evacuate", vm.id)
+
+    class CrashAfterStart(SimCloudDriver):
+        def start_server(self, server_id):
+            super().start_server(server_id)
+            raise h.Crash("engine died after asking for the start")
+
+    with pytest.raises(h.Crash):
+        _run(sqlite_db, CrashAfterStart(region), rec_id, region)
+    assert db_api.get_vm_state(sqlite_db, vm.id)["transitional_state"] == "starting"
+    assert _run(sqlite_db, SimCloudDriver(region), rec_id, region) == "succeeded"
+    assert vm.host == h.TARGET and vm.status == "ACTIVE" and len(region.migrations) == 1
+    assert h.kinds(sqlite_db, rec_id)[-2:] == ["start", "success"]
+
+
+def test_evacuation_of_a_vm_on_local_disk_is_cancelled_unless_rebuild_is_allowed(sqlite_db):
+    region = h.small_region()
+    vm = h.vm_on(region, h.SOURCE)
+    vm.volume_backed = False
+    h.source_down(region)
+    _, refused = h.recommendation(sqlite_db, "evacuate", vm.id)
+    assert _run(sqlite_db, SimCloudDriver(region), refused, region) == "cancelled"
+    assert "local disk" in db_api.get_recommendation(sqlite_db, refused)["reason"]
+    _, allowed = h.recommendation(sqlite_db, "evacuate", vm.id)
+    settings = h.with_settings(allow_rebuild_local_disk=True)
+    assert _run(sqlite_db, SimCloudDriver(region), allowed, region, settings) == "succeeded"

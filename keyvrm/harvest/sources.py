@@ -12,14 +12,15 @@ from keyvrm.harvest.assemble import HarvestSources
 OPENSTACK_DRIVER = "keyvrm.drivers.cloud.openstack"
 
 
-def _openstack_cloud(conf):
+def _openstack_cloud(conf, clock):
     try:
         module = importlib.import_module(OPENSTACK_DRIVER)
-    except ImportError as exc:
+        build = module.from_conf
+    except (ImportError, AttributeError) as exc:
         raise exception.InvalidField(
-            "harvest.cloud_driver", "'openstack' needs %s.OpenStackCloudDriver, which cannot be "
-            "imported: %s" % (OPENSTACK_DRIVER, exc)) from exc
-    return module.OpenStackCloudDriver.from_conf(conf)
+            "harvest.cloud_driver", "'openstack' needs %s (OpenStackCloudDriver and its "
+            "from_conf), which cannot be loaded: %s" % (OPENSTACK_DRIVER, exc)) from exc
+    return build(conf, clock=clock)
 
 
 def _harvest_options(conf):
@@ -40,7 +41,7 @@ def sources_from_conf(conf, clock=None) -> HarvestSources:
         if value == "sim":
             raise exception.InvalidField(option, "'sim' needs a simulated region: use "
                                                  "keyvrm.harvest.sources.sources_for_sim")
-    return HarvestSources(cloud=_openstack_cloud(conf),
+    return HarvestSources(cloud=_openstack_cloud(conf, clock),
                           metrics=PrometheusMetricsDriver.from_conf(conf, clock=clock),
                           heartbeat=SentinelHeartbeatDriver.from_conf(conf),
                           **_harvest_options(conf))

@@ -12,9 +12,13 @@ import subprocess
 import textwrap
 import time
 
+from oslo_config import cfg
 import pytest
 import redis
 import requests
+
+from keyvrm.conf import metrics as metrics_conf
+from keyvrm.drivers.metrics.prometheus import PrometheusMetricsDriver
 
 SERVICE = "keyvrm-test"
 
@@ -54,6 +58,16 @@ def stop(process):
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+def default_metrics_driver(url, window_s=300, clock=None):
+    """The Prometheus driver with the default [metrics] queries, reading ``url``."""
+    conf = cfg.ConfigOpts()
+    metrics_conf.register_opts(conf)
+    conf([], project="keyvrm")
+    conf.set_override("url", url, "metrics")
+    conf.set_override("window", window_s, "metrics")
+    return PrometheusMetricsDriver.from_conf(conf, clock=clock)
 
 
 class VictoriaMetrics:
@@ -191,9 +205,7 @@ class SentinelSet:
             log.close()
 
 
-@pytest.fixture
-def sentinel_set(tmp_path):
-    """A started master + replica + 3 Sentinels (service ``SERVICE``); stopped afterwards."""
+def _sentinel_set(tmp_path):
     server = require_binary("redis-server")
     sentinel = require_binary("redis-sentinel")
     cluster = SentinelSet(tmp_path)
@@ -202,3 +214,15 @@ def sentinel_set(tmp_path):
         yield cluster
     finally:
         cluster.stop()
+
+
+@pytest.fixture
+def sentinel_set(tmp_path):
+    """A started master + replica + 3 Sentinels (service ``SERVICE``) of this test alone."""
+    yield from _sentinel_set(tmp_path)
+
+
+@pytest.fixture(scope="session")
+def shared_sentinel_set(tmp_path_factory):
+    """One Sentinel set for the tests that neither kill nor reconfigure anything."""
+    yield from _sentinel_set(tmp_path_factory.mktemp("sentinels"))

@@ -62,16 +62,16 @@ def test_agent_and_collector_carry_on_after_a_sentinel_failover(sentinel_set):
     assert not runner.is_alive()
 
 
-def test_heartbeat_agent_command_writes_through_sentinel(sentinel_set, tmp_path):
+def test_heartbeat_agent_command_writes_through_sentinel(shared_sentinel_set, tmp_path):
     conf = tmp_path / "agent.conf"
     conf.write_text("[heartbeat]\nsentinels = %s\nservice_name = %s\nhost = cmp-cli\ninterval = 1\n"
-                    % (",".join(sentinel_set.sentinels), SERVICE))
+                    % (",".join(shared_sentinel_set.sentinels), SERVICE))
     started = time.time()
     agent = subprocess.Popen([sys.executable, "-m", "keyvrm.cmd.heartbeat_agent",
                               "--config-file", str(conf)], stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, text=True)
     try:
-        at = wait_for(lambda: _beats_after(_collector(sentinel_set), "cmp-cli", started - 1), 20,
+        at = wait_for(lambda: _beats_after(_collector(shared_sentinel_set), "cmp-cli", started - 1), 20,
                       "the agent's heartbeat was not read")
         assert at >= started - 1
     finally:
@@ -80,9 +80,9 @@ def test_heartbeat_agent_command_writes_through_sentinel(sentinel_set, tmp_path)
     assert agent.returncode == 0, output
 
 
-def test_sentinels_that_know_no_master_make_the_collector_unavailable(sentinel_set):
+def test_sentinels_that_know_no_master_make_the_collector_unavailable(shared_sentinel_set):
     driver = SentinelHeartbeatDriver(
-        sentinel.connect(sentinel_set.sentinels, "no-such-service", socket_timeout_s=0.5),
+        sentinel.connect(shared_sentinel_set.sentinels, "no-such-service", socket_timeout_s=0.5),
         "no-such-service", PREFIX)
     with pytest.raises(DriverUnavailable, match="no Sentinel knows a master for service 'no-such-service'"):
         driver.last_heartbeats()

@@ -4,9 +4,7 @@ import time
 
 import pytest
 
-from keyvrm.conf import metrics as metrics_conf
-from keyvrm.drivers.metrics.prometheus import PrometheusMetricsDriver
-from oslo_config import cfg
+from tests.functional.harvest.conftest import default_metrics_driver
 
 STEP_S = 60
 T = (int(time.time()) // 60) * 60 - 3600  # an hour back: well inside any retention
@@ -23,17 +21,8 @@ class FixedClock:
         self.now_s += seconds
 
 
-def _conf(url, window_s):
-    conf = cfg.ConfigOpts()
-    metrics_conf.register_opts(conf)
-    conf([], project="keyvrm")
-    conf.set_override("url", url, "metrics")
-    conf.set_override("window", window_s, "metrics")
-    return conf
-
-
 def _driver(tsdb, window_s=300):
-    return PrometheusMetricsDriver.from_conf(_conf(tsdb.url, window_s), clock=FixedClock(T))
+    return default_metrics_driver(tsdb.url, window_s, FixedClock(T))
 
 
 def _series(name, labels, value_at):

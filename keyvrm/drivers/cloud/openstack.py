@@ -131,9 +131,10 @@ class OpenStackCloudDriver(base.CloudDriver):
                 for b in bodies]
 
     def list_inventories(self):
-        """Placement inventories and usages by provider name: the compute node name, which is
-        the service host for the libvirt (and fake) drivers. Placement only: no Nova call, so
-        a Nova outage leaves this source intact.
+        """Placement inventories and usages by provider name (the compute node name).
+
+        The node name is the service host for the libvirt (and fake) drivers. Placement
+        only: no Nova call, so a Nova outage leaves this source intact.
         """
         return self.placement.inventories()
 
@@ -169,11 +170,11 @@ class OpenStackCloudDriver(base.CloudDriver):
         raise errors.NotFoundInCloud(f"Migration {migration_id} could not be found.")
 
     def list_port_bindings(self, server_id):
-        ports = http.call(self._proxy("network"), "GET", "/v2.0/ports",
+        ports = http.call(self._proxy("network"), "GET", "/ports",
                           params={"device_id": server_id, "fields": "id"}, counter=self.requests)["ports"]
         out = []
         for port in ports:  # one server has few ports: per-port reads are bounded
-            body = http.call(self._proxy("network"), "GET", f"/v2.0/ports/{port['id']}/bindings", counter=self.requests)
+            body = http.call(self._proxy("network"), "GET", f"/ports/{port['id']}/bindings", counter=self.requests)
             out.extend(parse.port_bindings(port["id"], body))
         return out
 
@@ -234,7 +235,7 @@ class OpenStackCloudDriver(base.CloudDriver):
         self._nova("POST", f"/servers/{server_id}/action", ACTION_MV, json={"os-start": None})
 
     def delete_port_binding(self, port_id, host):
-        http.call(self._proxy("network"), "DELETE", f"/v2.0/ports/{port_id}/bindings/{host}", counter=self.requests)
+        http.call(self._proxy("network"), "DELETE", f"/ports/{port_id}/bindings/{host}", counter=self.requests)
 
     def delete_volume_attachment(self, attachment_id):
         http.call(self._proxy("block_storage"), "DELETE", f"/attachments/{attachment_id}",

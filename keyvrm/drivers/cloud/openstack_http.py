@@ -19,8 +19,10 @@ from keyvrm.drivers import errors
 
 
 class RequestCounter:
-    """Counts HTTP requests: every one the session sends (a requests response hook, so
-    the SDK's version discovery counts too) and, per service type, the driver's own calls.
+    """Counts HTTP requests: all the session sends, and the driver's own per service.
+
+    The total comes from a requests response hook, so the SDK's version discovery
+    counts too; ``add`` counts the driver's calls per service type.
     """
 
     def __init__(self):

@@ -33,39 +33,40 @@ def wait_interval(clock, interval_s, deadline_s) -> bool:
     return True
 
 
+def _poll(read, settled, what, clock, interval_s, deadline_s):
+    """Call ``read`` each interval until ``settled(result)``; (last result, settled?)."""
+    last = None
+    while True:
+        try:
+            last = read()
+            if settled(last):
+                return last, True
+        except errors.DriverError as error:
+            if not _transient(error):
+                raise
+            LOG.warning("%s: poll unanswered (%s); polling on", what, error)
+        if not wait_interval(clock, interval_s, deadline_s):
+            return last, False
+
+
 def poll_migration(cloud, migration_id, clock, interval_s, deadline_s) -> Optional[m.Migration]:
     """The migration record once it is final; None if the deadline comes first.
 
     ``NotFoundInCloud`` (the record vanished) and other non-transient errors propagate.
     """
-    while True:
-        try:
-            migration = cloud.get_migration(migration_id)
-            if migration.status in FINAL:
-                return migration
-        except errors.DriverError as error:
-            if not _transient(error):
-                raise
-            LOG.warning("migration %s: poll unanswered (%s); polling on", migration_id, error)
-        if not wait_interval(clock, interval_s, deadline_s):
-            return None
+    migration, final = _poll(lambda: cloud.get_migration(migration_id),
+                             lambda mig: mig.status in FINAL, "migration %s" % migration_id,
+                             clock, interval_s, deadline_s)
+    return migration if final else None
 
 
 def poll_server_status(cloud, vm_id, wanted_status, clock, interval_s, deadline_s
                        ) -> Optional[m.VM]:
     """The server once it shows ``wanted_status`` with no task; else the last read at the deadline."""
-    last = None
-    while True:
-        try:
-            last = prepare.server(cloud, vm_id)
-            if last is not None and last.status == wanted_status and last.task_state is None:
-                return last
-        except errors.DriverError as error:
-            if not _transient(error):
-                raise
-            LOG.warning("VM %s: status poll unanswered (%s); polling on", vm_id, error)
-        if not wait_interval(clock, interval_s, deadline_s):
-            return last
+    server, _ = _poll(lambda: prepare.server(cloud, vm_id),
+                      lambda vm: vm is not None and vm.status == wanted_status
+                      and vm.task_state is None, "VM %s" % vm_id, clock, interval_s, deadline_s)
+    return server
 
 
 def running_migration(cloud, vm_id) -> Optional[m.Migration]:

@@ -2,7 +2,6 @@
 
 import os
 import socket
-import threading
 import uuid
 
 import kombu
@@ -46,20 +45,10 @@ def _delete_queue(name):
         connection.default_channel.queue_delete(name)
 
 
-class _Endpoint:
-    def __init__(self):
-        self.received = []
-        self.arrived = threading.Event()
-
-    def error(self, ctxt, publisher_id, event_type, payload, metadata):
-        self.received.append((publisher_id, event_type, payload))
-        self.arrived.set()
-
-
 def test_listener_over_rabbitmq_receives_keyvrm_recommendation_error(sqlite_db, rabbit_conf):
     topic = "keyvrm_test_%s" % uuid.uuid4().hex[:8]
     transport = oslo_messaging.get_notification_transport(rabbit_conf, url=RABBIT_URL)
-    endpoint = _Endpoint()
+    endpoint = h.NotificationEndpoint()
     listener = oslo_messaging.get_notification_listener(
         transport, [oslo_messaging.Target(topic=topic)], [endpoint], executor="threading")
     listener.start()

@@ -1,6 +1,7 @@
 """A small generated region, a clock over its simulated time, and recommendation builders."""
 
 import dataclasses
+import threading
 
 from keyvrm.db import api as db_api
 from keyvrm.drivers.cloud.sim import SimCloudDriver
@@ -78,6 +79,18 @@ class RecordingNotifier:
 
     def recommendation_error(self, payload):
         self.errors.append(payload)
+
+
+class NotificationEndpoint:
+    """An oslo.messaging notification endpoint that keeps what arrives at priority ``error``."""
+
+    def __init__(self):
+        self.received = []
+        self.arrived = threading.Event()
+
+    def error(self, ctxt, publisher_id, event_type, payload, metadata):
+        self.received.append((publisher_id, event_type, payload))
+        self.arrived.set()
 
 
 class ScriptedCloud(SimCloudDriver):

@@ -26,21 +26,11 @@ def conf():
     return conf
 
 
-class _Endpoint:
-    def __init__(self):
-        self.received = []
-        self.arrived = threading.Event()
-
-    def error(self, ctxt, publisher_id, event_type, payload, metadata):
-        self.received.append((publisher_id, event_type, payload))
-        self.arrived.set()
-
-
 @pytest.fixture
 def fake_bus(conf):
     """A fake:// transport with a notification listener on TOPIC: (transport, endpoint)."""
     transport = oslo_messaging.get_notification_transport(conf, url="fake://")
-    endpoint = _Endpoint()
+    endpoint = h.NotificationEndpoint()
     listener = oslo_messaging.get_notification_listener(
         transport, [oslo_messaging.Target(topic=TOPIC)], [endpoint], executor="threading")
     listener.start()

@@ -13,6 +13,7 @@ from oslo_db.sqlalchemy import enginefacade
 import sqlalchemy as sa
 
 from keyvrm.db import models
+from keyvrm.db import sqlite
 from keyvrm import exception
 from keyvrm.model import codec
 from keyvrm.model import settings
@@ -32,6 +33,8 @@ class Database:
         self.url = connection_url
         self._facade = enginefacade.transaction_context()
         self._facade.configure(connection=connection_url, sqlite_fk=True, **engine_options)
+        if connection_url.startswith("sqlite"):
+            sqlite.begin_immediate(self.engine)
 
     def writer(self):
         """A read-write transaction: ``with db.writer() as session: ...``."""
@@ -648,6 +651,13 @@ def _keyset(query, column, id_column, marker_row, descending):
     return query
 
 
+def _row_or_404(session, model, ident, what):
+    row = session.get(model, ident)
+    if row is None:
+        raise exception.NotFound(f"{what} {ident} not found")
+    return row
+
+
 def _columns(row, model):
     return {c.name: getattr(row, c.name) for c in model.__table__.columns}
 
@@ -741,9 +751,7 @@ def page_events(db, limit, marker=None, aggregate=None, kind=None, status=None, 
 def get_event_summary(db, event_id):
     """One event with the count of its recommendations by status."""
     with db.reader() as session:
-        row = session.get(models.Event, event_id)
-        if row is None:
-            raise exception.NotFound(f"event {event_id} not found")
+        row = _row_or_404(session, models.Event, event_id, "event")
         values = _columns(row, models.Event)
         counts = session.execute(sa.select(models.Recommendation.status, sa.func.count()).where(
             models.Recommendation.event_id == event_id).group_by(models.Recommendation.status))
@@ -785,9 +793,7 @@ def request_recommendation_run(db, rec_id, requested_by):
     that is down; the RPC cast only wakes it early.
     """
     with db.writer() as session:
-        row = session.get(models.Recommendation, rec_id)
-        if row is None:
-            raise exception.NotFound(f"recommendation {rec_id} not found")
+        row = _row_or_404(session, models.Recommendation, rec_id, "recommendation")
         if row.status != "manual_action":
             raise exception.Conflict(f"recommendation {rec_id} is {row.status}; only a manual_action "
                                      "recommendation can be run", code="not_manual")
@@ -805,9 +811,7 @@ def request_recommendation_cancel(db, rec_id, requested_by):
     executor honours before its next step. A final one is a ``Conflict``.
     """
     with db.writer() as session:
-        row = session.get(models.Recommendation, rec_id)
-        if row is None:
-            raise exception.NotFound(f"recommendation {rec_id} not found")
+        row = _row_or_404(session, models.Recommendation, rec_id, "recommendation")
         if row.status in models.RECOMMENDATION_FINAL:
             raise exception.Conflict(f"recommendation {rec_id} is already {row.status}",
                                      code="already_final")
@@ -864,9 +868,7 @@ def page_cycles(db, limit, marker=None, status=None):
 def get_cycle_summary(db, cycle_id):
     """One cycle with the count of events it created."""
     with db.reader() as session:
-        row = session.get(models.Cycle, cycle_id)
-        if row is None:
-            raise exception.NotFound(f"cycle {cycle_id} not found")
+        row = _row_or_404(session, models.Cycle, cycle_id, "cycle")
         values = _columns(row, models.Cycle)
         values["event_count"] = session.execute(sa.select(sa.func.count()).where(
             models.Event.cycle_id == cycle_id)).scalar_one()

@@ -31,16 +31,10 @@ class ListAggregates(command.Lister):
         return common.rows(items, LIST_COLUMNS)
 
 
-class ShowAggregate(command.ShowOne):
+class ShowAggregate(common.ShowById):
     """Show an aggregate's config with its last and current event."""
 
-    def get_parser(self, prog_name):
-        parser = super().get_parser(prog_name)
-        parser.add_argument("name", metavar="<aggregate>")
-        return parser
-
-    def take_action(self, parsed_args):
-        return common.show(common.call(common.client(self).get_aggregate, parsed_args.name))
+    argument, metavar, method = "name", "<aggregate>", "get_aggregate"
 
 
 class SetAggregate(command.ShowOne):

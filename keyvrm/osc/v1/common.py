@@ -1,6 +1,7 @@
 """What every KeyVRM command shares: the client, API errors as CLI errors, rows and values."""
 
 from osc_lib.cli import format_columns
+from osc_lib.command import command
 from osc_lib import exceptions
 
 from keyvrm.client import v1 as client_v1
@@ -49,3 +50,33 @@ def parse_bool(text):
 def add_paging(parser):
     parser.add_argument("--limit", type=int, metavar="<n>", help="Return at most <n> items (one page).")
     parser.add_argument("--marker", metavar="<id>", help="Start after this item.")
+
+
+class _ById:
+    """A positional id argument: subclasses set ``argument`` (its name), ``metavar`` and ``method``."""
+
+    argument, metavar, method = "id", "<id>", None
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument(self.argument, metavar=self.metavar)
+        return parser
+
+    def _fetch(self, parsed_args):
+        return call(getattr(client(self), self.method), getattr(parsed_args, self.argument))
+
+
+class ShowById(_ById, command.ShowOne):
+    """Base of commands that show what one client call returns for one positional id."""
+
+    def take_action(self, parsed_args):
+        return show(self._fetch(parsed_args))
+
+
+class ListById(_ById, command.Lister):
+    """Base of commands that list, in ``columns``, what one client call returns for one positional id."""
+
+    columns = ()
+
+    def take_action(self, parsed_args):
+        return rows(self._fetch(parsed_args), self.columns)

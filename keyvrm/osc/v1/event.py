@@ -28,13 +28,7 @@ class ListEvents(command.Lister):
         return common.rows(items, LIST_COLUMNS)
 
 
-class ShowEvent(command.ShowOne):
+class ShowEvent(common.ShowById):
     """Show an event with its reason and recommendation counts."""
 
-    def get_parser(self, prog_name):
-        parser = super().get_parser(prog_name)
-        parser.add_argument("event_id", metavar="<event>")
-        return parser
-
-    def take_action(self, parsed_args):
-        return common.show(common.call(common.client(self).get_event, parsed_args.event_id))
+    argument, metavar, method = "event_id", "<event>", "get_event"

@@ -25,29 +25,23 @@ class ListRecommendations(command.Lister):
         return common.rows(items, LIST_COLUMNS)
 
 
-class _One(command.ShowOne):
-    def get_parser(self, prog_name):
-        parser = super().get_parser(prog_name)
-        parser.add_argument("recommendation_id", metavar="<recommendation>")
-        return parser
+class _One(common.ShowById):
+    argument, metavar = "recommendation_id", "<recommendation>"
 
 
 class ShowRecommendation(_One):
     """Show a recommendation with its load calculation."""
 
-    def take_action(self, parsed_args):
-        return common.show(common.call(common.client(self).get_recommendation, parsed_args.recommendation_id))
+    method = "get_recommendation"
 
 
 class RunRecommendation(_One):
     """Run a manual recommendation (accepted; follow it with `recommendation show`)."""
 
-    def take_action(self, parsed_args):
-        return common.show(common.call(common.client(self).run_recommendation, parsed_args.recommendation_id))
+    method = "run_recommendation"
 
 
 class CancelRecommendation(_One):
     """Cancel a recommendation (a running one is asked to stop)."""
 
-    def take_action(self, parsed_args):
-        return common.show(common.call(common.client(self).cancel_recommendation, parsed_args.recommendation_id))
+    method = "cancel_recommendation"

@@ -20,13 +20,7 @@ class ListSnapshots(command.Lister):
         return common.rows(items, LIST_COLUMNS)
 
 
-class ShowSnapshot(command.ShowOne):
+class ShowSnapshot(common.ShowById):
     """Show a snapshot summary."""
 
-    def get_parser(self, prog_name):
-        parser = super().get_parser(prog_name)
-        parser.add_argument("snapshot_id", metavar="<snapshot>")
-        return parser
-
-    def take_action(self, parsed_args):
-        return common.show(common.call(common.client(self).get_snapshot, parsed_args.snapshot_id))
+    argument, metavar, method = "snapshot_id", "<snapshot>", "get_snapshot"

@@ -84,3 +84,9 @@ def test_event_list_table_and_cycle_run(served, seeded_db):
     run = _openstack(served, "cycle", "run", "-f", "json")
     assert run.returncode == 0, run.stderr
     assert [c["status"] for c in db_api.page_cycles(seeded_db, 1)] == ["requested"]
+
+
+def test_operation_list_as_value_lines(served):
+    result = _openstack(served, "operation", "list", "rec-done", "-f", "value", "-c", "kind")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["start", "execute", "success"]

@@ -4,6 +4,7 @@ import datetime
 
 from keystonemiddleware import auth_token
 from oslo_config import cfg
+from oslo_middleware import opts as middleware_opts
 
 from keyvrm.api import app as api_app
 from keyvrm import conf as keyvrm_conf
@@ -115,6 +116,8 @@ def make_conf(auth_strategy="noauth", overrides=None):
     """
     conf = cfg.ConfigOpts()
     keyvrm_conf.register_all(conf)
+    for group, options in middleware_opts.list_opts_cors() + middleware_opts.list_opts_http_proxy_to_wsgi():
+        conf.register_opts(options, group=group)
     if auth_strategy == "keystone":
         for group, options in auth_token.list_opts():
             conf.register_opts(options, group=group)

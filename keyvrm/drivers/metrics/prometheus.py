@@ -1,9 +1,10 @@
 """The metrics driver over the Prometheus HTTP API (VictoriaMetrics in production).
 
 One instant query (``GET /api/v1/query``) per metric, whatever the number of hosts
-and VMs: eight requests per harvest. Each expression is a ``[metrics]`` option whose
-``{window}`` is replaced by the averaging window; the query runs at the injected
-clock's time (the TSDB's own "now" without a clock). A NaN/Inf sample or a series the
+and VMs: eight requests per harvest (those of one call sent concurrently). Each
+expression is a ``[metrics]`` option whose ``{window}`` is replaced by the averaging
+window; the query runs at the injected clock's time (the TSDB's own "now" without a
+clock). A NaN/Inf sample or a series the
 TSDB does not return is missing (None), never 0. A host's interfaces are known when
 the interface-state query returned at least one of its interfaces; those whose value
 is below 1 were down at some time in the window (a NaN value condemns nothing).
@@ -14,6 +15,7 @@ expression the TSDB rejects (4xx) raises ``DriverError`` naming the option.
 
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
 import math
 import re
@@ -118,9 +120,14 @@ class PrometheusMetricsDriver(base.MetricsDriver):
             name = _PORT_SUFFIX.sub("", name)
         return name
 
-    def _by_host(self, name) -> dict:
+    def _results(self, names) -> dict:
+        """Query name -> results, the queries sent concurrently (the first failure raises)."""
+        with concurrent.futures.ThreadPoolExecutor(len(names), thread_name_prefix="promql") as pool:
+            return dict(zip(names, pool.map(self.query, names)))
+
+    def _by_host(self, results) -> dict:
         out = {}
-        for labels, value in self.query(name):
+        for labels, value in results:
             host = self._host(labels)
             if host:
                 out[host] = value
@@ -128,10 +135,11 @@ class PrometheusMetricsDriver(base.MetricsDriver):
 
     def host_metrics(self, hosts=None):
         """Each hypervisor seen in any host series, its fields None where a series is missing."""
-        values = {field: self._by_host("host_" + field)
-                  for field in ("cpu", "ram", "net", "hugepages")}
+        fields = ("cpu", "ram", "net", "hugepages")
+        results = self._results(["host_" + f for f in fields] + ["host_interface_up"])
+        values = {f: self._by_host(results["host_" + f]) for f in fields}
         interfaces: dict = {}
-        for labels, value in self.query("host_interface_up"):
+        for labels, value in results["host_interface_up"]:
             host, device = self._host(labels), labels.get(self.interface_label)
             if host and device:
                 down = interfaces.setdefault(host, set())
@@ -146,13 +154,13 @@ class PrometheusMetricsDriver(base.MetricsDriver):
             down_interfaces=tuple(sorted(interfaces.get(host, ()))),
             interfaces_known=host in interfaces) for host in names}
 
-    def _by_vm(self, name) -> dict:
-        return {labels[self.vm_label]: value for labels, value in self.query(name)
-                if labels.get(self.vm_label)}
+    def _by_vm(self, results) -> dict:
+        return {labels[self.vm_label]: value for labels, value in results if labels.get(self.vm_label)}
 
     def vm_metrics(self, vm_ids=None):
         """Each VM seen in any VM series, its fields None where a series is missing."""
-        cpu, ram, net = self._by_vm("vm_cpu"), self._by_vm("vm_ram"), self._by_vm("vm_net")
+        results = self._results(["vm_cpu", "vm_ram", "vm_net"])
+        cpu, ram, net = (self._by_vm(results[name]) for name in ("vm_cpu", "vm_ram", "vm_net"))
         ids = set(cpu).union(ram, net)
         if vm_ids is not None:
             ids &= set(vm_ids)

@@ -24,7 +24,12 @@ def _in_ci():
 
 @pytest.fixture(scope="session")
 def fake_cloud(tmp_path_factory):
-    """Five fake computes ``compute000``..``compute004``, started once per session."""
+    """Five fake computes ``compute000``..``compute004``, started once per session.
+
+    Before any server exists (Nova refuses to change the zone of a host with servers):
+    aggregate ``agg-read-a`` = compute000-001 as zone ``az-read`` with metadata, and
+    ``agg-read-b`` = compute002-004 in the default zone.
+    """
     try:
         import nova  # noqa: F401
         import placement  # noqa: F401
@@ -33,6 +38,10 @@ def fake_cloud(tmp_path_factory):
             pytest.fail("the nova tests need nova and openstack-placement (tox -e nova): %s" % exc)
         pytest.skip("nova/openstack-placement not installed (run tox -e nova)")
     cloud = client.start(tmp_path_factory.mktemp("fakecloud"), computes=5)
+    drv = openstack.from_endpoints(cloud.service_endpoints)
+    aggregate(drv, "agg-read-a", ["compute000", "compute001"], zone="az-read",
+              metadata={"keyvrm": "yes"})
+    aggregate(drv, "agg-read-b", ["compute002", "compute003", "compute004"])
     yield cloud
     cloud.stop()
 

@@ -74,9 +74,14 @@ def server(driver, server_id):
     return nova(driver, "GET", "/servers/%s" % server_id)["server"]
 
 
-def boot(driver, name, host, group_id=None, metadata=None):
+def placement(driver, path):
+    """A raw Placement GET through the driver's session."""
+    return openstack_http.call(driver.conn.placement, "GET", path, microversion="1.39")
+
+
+def boot(driver, name, host, group_id=None, metadata=None, flavor_id=FLAVOR):
     """Boot one server on ``host`` (one at a time: parallel anti-affinity boots race); wait ACTIVE."""
-    body = {"server": {"name": name, "imageRef": IMAGE, "flavorRef": FLAVOR, "networks": "none",
+    body = {"server": {"name": name, "imageRef": IMAGE, "flavorRef": flavor_id, "networks": "none",
                        "host": host, "metadata": metadata or {}}}
     if group_id:
         body["os:scheduler_hints"] = {"group": group_id}

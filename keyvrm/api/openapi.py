@@ -27,7 +27,7 @@ _ERROR_TEXT = {400: "Bad request: the error names the field.", 401: "Not authent
 
 def _operation(route):
     responses = {str(route.status): {"description": route.summary, "content": {
-        route.content_type: {"schema": route.response_schema}}}}
+        "application/json": {"schema": route.response_schema}}}}
     codes = set(route.errors)
     if not route.public:
         codes |= {401, 403}

@@ -33,7 +33,6 @@ class Route:
     query: tuple = ()
     errors: tuple = ()
     public: bool = False
-    content_type: str = "application/json"
 
     @property
     def operation_id(self):

@@ -17,8 +17,3 @@ def _default(value):
 def dumps(body):
     """``body`` as compact JSON text."""
     return json.dumps(body, default=_default, sort_keys=True)
-
-
-def jsonable(body):
-    """``body`` converted to plain JSON types (what a client will read)."""
-    return json.loads(dumps(body))

@@ -23,7 +23,7 @@ def show_version(call):
 
 def show_openapi(call):
     """The OpenAPI 3.1 description of this API, built from the routes themselves."""
-    from keyvrm.api import openapi
+    from keyvrm.api import openapi  # here, not at the top: openapi reads the router, which imports us
     return openapi.document(call.request.application_url)
 
 

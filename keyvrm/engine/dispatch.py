@@ -75,9 +75,9 @@ class LocalDispatcher(flow_resources.Dispatcher):
         self._listener_factories = tuple(listener_factories)
         self._pool = futurist.ThreadPoolExecutor(max_workers=workers)
         self._idle = threading.Condition()
-        self._pending = 0
-        self._running = set()
-        self._stopping = False
+        self._pending = {}
+        # Set when stop() began: no flow starts; running ones suspend after their current task.
+        self.stopping = threading.Event()
 
     @property
     def resources(self):
@@ -99,55 +99,60 @@ class LocalDispatcher(flow_resources.Dispatcher):
     def wait_idle(self, timeout_s: Optional[float] = None) -> bool:
         """Wait until no dispatched flow is queued or running (children included); False on timeout."""
         with self._idle:
-            return self._idle.wait_for(lambda: self._pending == 0, timeout=timeout_s)
+            return self._idle.wait_for(lambda: not self._pending, timeout=timeout_s)
+
+    def has_pending(self, name: str) -> bool:
+        """Whether a flow ``name`` is queued or running in this engine."""
+        with self._idle:
+            return name in self._pending
 
     def stop(self) -> None:
         """Stop taking flows; running ones finish their current task and are left suspended (resumable)."""
         with self._idle:
-            self._stopping = True
-            running = list(self._running)
-        for engine in running:
-            engine.suspend()
+            self.stopping.set()
         self._pool.shutdown(wait=True)
 
     def _submit(self, record):
         with self._idle:
-            if self._stopping:
+            if self.stopping.is_set():
                 LOG.info("engine stopping: flow %s (%s) left for the next start",
                          record.flow_name, record.flow_uuid)
                 return
-            self._pending += 1
+            self._pending[record.flow_name] = self._pending.get(record.flow_name, 0) + 1
         self._pool.submit(self._run, record)
 
     def _run(self, record):
         try:
             engine = load_engine(self.persistence, self.flows, record, self.resources)
-            with self._idle:
-                if self._stopping:
-                    return
-                self._running.add(engine)
-            try:
-                run_to_end(engine, record, self._listener_factories)
-            finally:
-                with self._idle:
-                    self._running.discard(engine)
+            run_to_end(engine, record, self._listener_factories, self.stopping.is_set)
             if engine.storage.get_flow_state() in engine_persistence.FINISHED_STATES:
                 self.persistence.forget(record.book.uuid)
         except Exception:
             LOG.exception("flow %s (%s) could not run; it stays persisted", record.flow_name, record.flow_uuid)
         finally:
             with self._idle:
-                self._pending -= 1
+                self._pending[record.flow_name] -= 1
+                if not self._pending[record.flow_name]:
+                    del self._pending[record.flow_name]
                 self._idle.notify_all()
 
 
-def run_to_end(engine, record, listener_factories) -> None:
-    """Run a loaded engine with the listeners; a failed (reverted) flow is logged, not raised."""
+def run_to_end(engine, record, listener_factories, should_stop) -> None:
+    """Run a loaded engine with the listeners until it ends, or suspend it after a task once ``should_stop()``.
+
+    A failed (reverted) flow is logged, not raised.
+    """
     with contextlib.ExitStack() as stack:
         for factory in listener_factories:
             stack.enter_context(factory(engine, record))
         try:
-            engine.run()
+            suspended = False
+            for _state in engine.run_iter():
+                if not suspended and should_stop():
+                    LOG.info("stopping: flow %s (%s) suspends after its running task",
+                             record.flow_name, record.flow_uuid)
+                    engine.suspend()
+                    suspended = True
         except Exception:
             if engine.storage.get_flow_state() not in engine_persistence.FINISHED_STATES:
                 raise
@@ -176,3 +181,7 @@ class JobboardDispatcher(flow_resources.Dispatcher):
         record = self.persistence.create(name, store, engine_persistence.JOB)
         self.jobboard.post(self.JOB_PREFIX + name, book=record.book,
                            details={"flow_uuid": record.flow_uuid, "store": record.store})
+
+    def has_pending(self, name: str) -> bool:
+        """Whether a job for flow ``name`` is on the board (posted, claimed or running, not consumed)."""
+        return any(job.name == self.JOB_PREFIX + name for job in self.jobboard.iterjobs(ensure_fresh=True))

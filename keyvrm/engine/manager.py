@@ -55,8 +55,21 @@ class EngineManager:
         self._engine.dispatcher.dispatch(EXECUTOR, {"recommendation_id": recommendation_id})
 
 
+def register_global_only_opts(conf):
+    """Register oslo.messaging's tracing and metrics options on ``conf``.
+
+    oslo.messaging registers them only on the global ``cfg.CONF`` but reads them from the
+    transport's config, so RPC on a private ``ConfigOpts`` fails without this.
+    """
+    from oslo_messaging._metrics import client as metrics
+    from oslo_messaging._tracing import client as tracing
+    conf.register_opts(metrics.oslo_messaging_metrics, group="oslo_messaging_metrics")
+    conf.register_opts(tracing.oslo_messaging_tracing, group="oslo_messaging_tracing")
+
+
 def rpc_server(conf, engine, transport=None):
     """The engine's oslo.messaging RPC server (threading executor) on ``[engine] rpc_topic``."""
     transport = transport or oslo_messaging.get_rpc_transport(conf)
+    register_global_only_opts(transport.conf)
     target = oslo_messaging.Target(topic=conf.engine.rpc_topic, server=engine.name, version="1.0")
     return oslo_messaging.get_rpc_server(transport, target, [EngineManager(engine)], executor="threading")

@@ -27,6 +27,7 @@ from taskflow.persistence.backends.sqlalchemy import tables as taskflow_tables
 from taskflow.persistence import models as taskflow_models
 from taskflow import states
 
+from keyvrm.db import api as db_api
 from keyvrm.db import migration
 
 VERSION_TABLE = migration.TASKFLOW_VERSION_TABLE
@@ -86,7 +87,9 @@ class Persistence:
     """TaskFlow's SQLAlchemy backend on the KeyVRM database, with KeyVRM's flow bookkeeping."""
 
     def __init__(self, connection_url: str):
-        self.backend = impl_sqlalchemy.SQLAlchemyBackend({"connection": connection_url})
+        # TaskFlow shares the repositories' engine: the same SQLite transaction discipline.
+        self._db = db_api.Database(connection_url)
+        self.backend = impl_sqlalchemy.SQLAlchemyBackend({"connection": connection_url}, engine=self._db.engine)
 
     def upgrade(self) -> None:
         """Bring TaskFlow's tables to the newest schema."""
@@ -129,8 +132,9 @@ class Persistence:
                 pass
 
     def close(self) -> None:
-        """Close the backend's pooled connections."""
+        """Close the pooled connections."""
         self.backend.close()
+        self._db.dispose()
 
     def _connection(self):
         return _Closing(self.backend.get_connection())

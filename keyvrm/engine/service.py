@@ -149,19 +149,17 @@ class Engine:
         if self._rpc_server is not None:
             self._rpc_server.stop()
             self._rpc_server.wait()
+        if self._conductor is not None:
+            self._conductor.stop()
+        else:
+            self.dispatcher.stop()
         for thread in self._threads:
-            if thread.name == "keyvrm-engine-loop":
-                thread.join()
+            thread.join()
         if self.leader is not None:
             self.leader.stop()
         if self._conductor is not None:
-            self._conductor.stop()
-            for thread in self._threads:
-                thread.join()
             self._liveness.clear(self.name)
             self._jobboard.close()
-        else:
-            self.dispatcher.stop()
         self.persistence.close()
         LOG.info("engine %s stopped", self.name)
 
@@ -221,8 +219,7 @@ class Engine:
         now_s = self._clock.time()
         if not self._schedule.is_due(now_s, period_s):
             return
-        if any(r.flow_name == MASTER for mode in (engine_persistence.LOCAL, engine_persistence.JOB)
-               for r in self.persistence.unfinished(mode)):
+        if self.dispatcher.has_pending(MASTER):
             LOG.info("cycle due but the previous MasterFlow has not finished; skipping this tick")
         else:
             self.dispatcher.dispatch(MASTER, {})

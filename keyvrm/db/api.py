@@ -14,7 +14,6 @@ import sqlalchemy as sa
 
 from keyvrm.db import models
 from keyvrm.db import sqlite
-from keyvrm.db import sqlite
 from keyvrm import exception
 from keyvrm.model import codec
 from keyvrm.model import settings
@@ -34,8 +33,6 @@ class Database:
         self.url = connection_url
         self._facade = enginefacade.transaction_context()
         self._facade.configure(connection=connection_url, sqlite_fk=True, **engine_options)
-        if connection_url.startswith("sqlite"):
-            sqlite.begin_immediate(self.engine)
         if connection_url.startswith("sqlite"):
             sqlite.begin_immediate(self.engine)
 

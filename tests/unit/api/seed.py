@@ -42,22 +42,21 @@ def seed(db):
     db_api.update_aggregate_config(db, "agg-b", {"marker": "LB"}, "seed")
     snapshot_id = db_api.store_snapshot(db, snapshot(), keep_count=10)
     with db.writer() as session:
-        session.add_all([
-            models.Cycle(id=1, status="completed", snapshot_id=snapshot_id, started_at=_at(0),
-                         finished_at=_at(1)),
-            models.Cycle(id=2, status="skipped", reason_code="disabled", reason="KeyVRM is disabled",
-                         started_at=_at(10), finished_at=_at(10)),
-        ])
+        done = models.Cycle(status="completed", snapshot_id=snapshot_id, started_at=_at(0), finished_at=_at(1))
+        session.add(done)
+        session.flush()
+        session.add(models.Cycle(status="skipped", reason_code="disabled", reason="KeyVRM is disabled",
+                                 started_at=_at(10), finished_at=_at(10)))
         session.flush()
         session.add_all([
             models.Event(id="ev-1", aggregate_name="agg-a", kind="HA", marker="HA", status="completed",
-                         state="healthy", cycle_id=1, snapshot_id=snapshot_id, created_at=_at(0),
+                         state="healthy", cycle_id=done.id, snapshot_id=snapshot_id, created_at=_at(0),
                          updated_at=_at(1), finished_at=_at(1), reason="cmp-1 failed: service down, "
                          "heartbeat stale"),
             models.Event(id="ev-2", aggregate_name="agg-b", kind="LB", marker="LB", status="manual_action",
-                         cycle_id=1, created_at=_at(2), updated_at=_at(2)),
+                         cycle_id=done.id, created_at=_at(2), updated_at=_at(2)),
             models.Event(id="ev-3", aggregate_name="agg-a", kind="HA", marker="HA", status="executing",
-                         cycle_id=1, created_at=_at(3), updated_at=_at(3)),
+                         cycle_id=done.id, created_at=_at(3), updated_at=_at(3)),
         ])
         session.flush()
         session.add_all([

@@ -2,10 +2,12 @@
 
 The database is the source of truth: every caller records the request there first
 (recommendation queued, cycle requested), so a cast that is lost or an engine that is
-down loses nothing. Topic ``keyvrm-engine``, version 1.0.
+down loses nothing. Topic ``[engine] rpc_topic`` (default ``keyvrm-engine``), version 1.0.
 """
 
 import oslo_messaging
+
+from keyvrm.engine import manager
 
 TOPIC = "keyvrm-engine"
 VERSION = "1.0"
@@ -18,8 +20,9 @@ def _context_dict(ctxt):
 class EngineAPI:
     """Casts to ``keyvrm.engine.manager.EngineManager`` over ``transport``."""
 
-    def __init__(self, transport, retry=1):
-        target = oslo_messaging.Target(topic=TOPIC, version=VERSION)
+    def __init__(self, transport, topic=TOPIC, retry=1):
+        manager.register_global_only_opts(transport.conf)
+        target = oslo_messaging.Target(topic=topic, version=VERSION)
         self._client = oslo_messaging.get_rpc_client(transport, target, retry=retry)
 
     def cycle_now(self, ctxt):
@@ -36,5 +39,5 @@ class EngineAPI:
 
 
 def from_conf(conf):
-    """An ``EngineAPI`` on ``[DEFAULT] transport_url`` (oslo.messaging's default: local RabbitMQ)."""
-    return EngineAPI(oslo_messaging.get_rpc_transport(conf))
+    """An ``EngineAPI`` on ``[DEFAULT] transport_url`` and ``[engine] rpc_topic``."""
+    return EngineAPI(oslo_messaging.get_rpc_transport(conf), topic=conf.engine.rpc_topic)

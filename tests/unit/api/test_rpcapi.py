@@ -33,9 +33,9 @@ class _Endpoint:
 
 @pytest.fixture
 def transport():
-    # The global CONF, as keyvrm-api uses: oslo.messaging registers its tracing and
-    # metrics options there only, and casts read them.
-    result = oslo_messaging.get_rpc_transport(cfg.CONF, url="fake:/")
+    conf = cfg.ConfigOpts()
+    conf([])
+    result = oslo_messaging.get_rpc_transport(conf, url="fake:/")
     yield result
     result.cleanup()
 

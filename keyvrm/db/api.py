@@ -865,6 +865,42 @@ def page_cycles(db, limit, marker=None, status=None):
         return [_columns(r, models.Cycle) for r in session.execute(query.limit(limit)).scalars()]
 
 
+def list_events(db, aggregate_name=None, kind=None, cycle_id=None):
+    """Events as dicts, oldest first, optionally of one aggregate, kind and/or cycle."""
+    query = sa.select(models.Event).order_by(models.Event.created_at, models.Event.id)
+    if aggregate_name is not None:
+        query = query.where(models.Event.aggregate_name == aggregate_name)
+    if kind is not None:
+        query = query.where(models.Event.kind == kind)
+    if cycle_id is not None:
+        query = query.where(models.Event.cycle_id == cycle_id)
+    with db.reader() as session:
+        return [_columns(r, models.Event) for r in session.execute(query).scalars()]
+
+
+def last_run_at(db, aggregate_name, kind, skip_reason_codes=()):
+    """POSIX time of the aggregate's last ``kind`` event (None: never).
+
+    An event is timed by its snapshot (the region's time when the run planned: simulated
+    time in the simulator), or by its creation once the snapshot aged out; events whose
+    reason code is in ``skip_reason_codes`` (runs that did not happen) do not count.
+    """
+    taken_at = sa.select(models.RegionData.taken_at).where(
+        models.RegionData.id == models.Event.snapshot_id).scalar_subquery()
+    query = sa.select(sa.func.max(sa.func.coalesce(taken_at, models.Event.created_at))).where(
+        models.Event.aggregate_name == aggregate_name, models.Event.kind == kind)
+    if skip_reason_codes:
+        query = query.where(sa.or_(models.Event.reason_code.is_(None),
+                                   models.Event.reason_code.not_in(list(skip_reason_codes))))
+    with db.reader() as session:
+        last = session.execute(query).scalar_one_or_none()
+    if last is None:
+        return None
+    if isinstance(last, str):  # SQLite returns the aggregate of a COALESCE as text
+        last = datetime.datetime.fromisoformat(last)
+    return last.replace(tzinfo=datetime.timezone.utc).timestamp()
+
+
 def get_cycle_summary(db, cycle_id):
     """One cycle with the count of events it created."""
     with db.reader() as session:

@@ -11,7 +11,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable, Optional
 
+from keyvrm.executor import settings as executor_settings
 from keyvrm.fencing import factory
+from keyvrm.harvest import assemble
 from keyvrm.model import settings
 
 
@@ -19,14 +21,28 @@ from keyvrm.model import settings
 class FlowSettings:
     """Deployment values the flows read once at start (from oslo.config), with units."""
 
-    heartbeat_stale_after_s: float = 60.0
+    heartbeat_stale_after_s: float = 30.0
     metrics_window_s: Optional[float] = None
     snapshot_keep_count: int = 100
-    snapshot_keep_days: int = 0
+    snapshot_keep_days: int = 7
     max_condemned_share: float = 0.5
-    allow_local_disk_rebuild: bool = False
-    executor: Any = None  # keyvrm.executor.runner.ExecutorSettings
-    lifecycle_timeouts: Any = None  # what keyvrm.executor.post.finish_evacuated_host takes
+    executor: executor_settings.ExecutorSettings = dataclasses.field(
+        default_factory=executor_settings.ExecutorSettings)
+
+    @classmethod
+    def from_conf(cls, conf) -> "FlowSettings":
+        """The values of ``[heartbeat]``, ``[database]``, ``[executor]`` and ``[lifecycle]``."""
+        return cls(heartbeat_stale_after_s=float(conf.heartbeat.stale_after),
+                   snapshot_keep_count=conf.database.snapshot_keep_count,
+                   snapshot_keep_days=conf.database.snapshot_keep_days,
+                   executor=executor_settings.ExecutorSettings.from_conf(conf))
+
+    def executor_for(self, app_config: settings.AppConfig) -> executor_settings.ExecutorSettings:
+        """The executor settings with this cycle's business values (attempts, errors, manual timeout)."""
+        return dataclasses.replace(
+            self.executor, max_attempts=app_config.executor_max_attempts,
+            max_repeated_errors=app_config.executor_max_repeated_errors,
+            manual_action_timeout_s=app_config.executor_manual_action_timeout * 60.0)
 
 
 class Dispatcher:
@@ -43,6 +59,7 @@ class EngineResources:
 
     ``fencers`` builds the fencers for the cycle's business config (``AppConfig`` decides
     which are enabled), e.g. ``lambda app: factory.fencers_from_conf(conf, app, cloud)``.
+    ``harvest_sources`` defaults to the cloud, metrics and heartbeat drivers given here.
     """
 
     db: Any
@@ -54,3 +71,10 @@ class EngineResources:
     heartbeat: Any = None
     notifier: Any = None
     conf: FlowSettings = dataclasses.field(default_factory=FlowSettings)
+    harvest_sources: Optional[assemble.HarvestSources] = None
+
+    def sources(self) -> assemble.HarvestSources:
+        """What a harvest reads."""
+        if self.harvest_sources is not None:
+            return self.harvest_sources
+        return assemble.HarvestSources(cloud=self.cloud, metrics=self.metrics, heartbeat=self.heartbeat)

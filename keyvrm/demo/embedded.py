@@ -1,0 +1,117 @@
+"""The embedded default in one process: a simulated region, SQLite, and a KeyVRM engine acting on it.
+
+``EmbeddedRegion`` wires the sim drivers, a ``SimTimeClock``, the Nova fencer on the
+simulated Nova, the TaskFlow persistence in the same database and an engine
+(``keyvrm.engine.service.Engine`` over a ``LocalDispatcher``, in-process messaging).
+Tests drive it cycle by cycle with the engine's dispatcher and persistence alone
+(``start_dispatcher``, ``run_cycle``; the clock advanced by the waits and ``advance``); the
+demo starts the whole engine (``start_engine``: its schedule on the region's clock, which a
+``RealTimeRunner`` moves).
+"""
+
+from __future__ import annotations
+
+from oslo_config import cfg
+
+from keyvrm import conf as keyvrm_conf
+from keyvrm.db import api as db_api
+from keyvrm.db import migration
+from keyvrm.drivers import simulated
+from keyvrm.engine import dispatch
+from keyvrm.engine import persistence
+from keyvrm.engine import service
+from keyvrm.executor import settings as executor_settings
+from keyvrm.fencing import factory
+from keyvrm.fencing import nova
+from keyvrm.flows import resources as flow_resources
+from keyvrm.harvest import sources
+from keyvrm.simulator import simclock
+
+# Executor waits in the region's time: a poll every 5 s, a retry after 10 s.
+SIM_EXECUTOR = executor_settings.ExecutorSettings(poll_interval_s=5.0, retry_delay_s=10.0)
+
+
+def engine_conf(connection_url: str, rpc: bool = False) -> cfg.ConfigOpts:
+    """A private config for an embedded engine: one process, no Redis, fake:// messaging."""
+    conf = cfg.ConfigOpts()
+    keyvrm_conf.register_all(conf)
+    conf([], project="keyvrm", default_config_files=[])
+    conf.set_override("connection", connection_url, group="database")
+    conf.set_override("rpc_enabled", rpc, group="engine")
+    conf.set_override("conductor_name", "embedded", group="engine")
+    if rpc:
+        conf.set_override("transport_url", "fake://")
+    return conf
+
+
+class EmbeddedRegion:
+    """A simulated region with a KeyVRM engine on it (see the module docstring)."""
+
+    def __init__(self, region, connection_url: str, *, driven: bool = True, fencers=None,
+                 flow_settings: flow_resources.FlowSettings = None, rpc: bool = False):
+        self.region = region
+        self.drivers = simulated.for_region(region)
+        self.clock = simclock.SimTimeClock(region, driven=driven)
+        self.db = db_api.Database(connection_url)
+        migration.upgrade(self.db.engine)
+        self.conf = engine_conf(connection_url, rpc=rpc)
+        self.flow_settings = flow_settings or flow_resources.FlowSettings(executor=SIM_EXECUTOR)
+        self._fencers = fencers or self.nova_fencers
+        self.engine = None
+        self.dispatcher = None
+
+    def nova_fencers(self, app_config) -> factory.Fencers:
+        """The Nova fencer on the simulated Nova (the fencer the embedded region has)."""
+        return factory.Fencers(nova=nova.NovaFencer(self.drivers.cloud, clock=self.clock.time,
+                                                    sleep=self.clock.sleep))
+
+    def resources(self, dispatcher) -> flow_resources.EngineResources:
+        """The engine's resources over the simulated region."""
+        return flow_resources.EngineResources(
+            db=self.db, cloud=self.drivers.cloud, clock=self.clock, dispatcher=dispatcher,
+            fencers=self._fencers, metrics=self.drivers.metrics, heartbeat=self.drivers.heartbeat,
+            conf=self.flow_settings, harvest_sources=sources.sources_for_sim(self.drivers))
+
+    def sync_aggregates(self) -> None:
+        """Make the database know the region's aggregates (new ones NOOP) before the first cycle."""
+        db_api.sync_aggregates(self.db, self.drivers.cloud.list_aggregates())
+
+    def configure(self, app: dict = None, aggregates: dict = None) -> None:
+        """Set business config: ``app`` changes, and per aggregate name its changes."""
+        if app:
+            db_api.update_app_config(self.db, app, "keyvrm-demo")
+        for name, changes in (aggregates or {}).items():
+            db_api.update_aggregate_config(self.db, name, changes, "keyvrm-demo")
+
+    def start_engine(self) -> None:
+        """Start a keyvrm-engine (schedule, resume, RPC if asked) on this region."""
+        self.engine = service.Engine(self.conf, self.resources, clock=self.clock)
+        self.engine.start()
+        self.dispatcher = self.engine.dispatcher
+
+    def start_dispatcher(self) -> None:
+        """Only the engine's local dispatcher and persistence: cycles run when asked (tests)."""
+        self._persistence = persistence.Persistence(self.conf.database.connection)
+        self._persistence.upgrade()
+        self.dispatcher = dispatch.LocalDispatcher(self.resources, self._persistence,
+                                                   workers=self.conf.engine.executor_workers)
+        self.dispatcher.resume_unfinished()
+
+    def run_cycle(self, timeout_s: float = 120.0) -> bool:
+        """One MasterFlow and every flow it started, to the end; False if they did not finish in time."""
+        self.dispatcher.dispatch("master", {})
+        return self.dispatcher.wait_idle(timeout_s)
+
+    def advance(self, seconds: float) -> None:
+        """Let the region live ``seconds`` of simulated time."""
+        with self.region.lock:
+            self.region.clock.advance(seconds)
+
+    def stop(self) -> None:
+        """Stop the engine (or the dispatcher) and close the database."""
+        if self.engine is not None:
+            self.engine.stop()
+        elif self.dispatcher is not None:
+            self.dispatcher.stop()
+            self._persistence.close()
+        self.db.dispose()

@@ -1,0 +1,98 @@
+"""Events as the flows keep them: opened once per run, reasons accumulated, closed with a state.
+
+A flow task may run again after a crash, so opening an event first looks for the one
+this cycle already opened for the aggregate and kind, and a reason already recorded is
+not added twice. The event's ``reason`` is the readable list of every reason of its run
+(``[code] message; ...``); ``reason_code`` is the most telling one (an error code first).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Optional
+
+from keyvrm.db import api as db_api
+from keyvrm.executor import events as executor_events
+from keyvrm.planning import reasons as reason_codes
+
+SETTLED_CODE = "recommendations_final"
+MAX_REASON_CHARS = 8000
+_STATE_RANK = {"healthy": 0, "warning": 1, "error": 2}
+
+
+def open_event(db, cycle_id, aggregate, kind, marker, snapshot_id) -> str:
+    """The id of this cycle's ``kind`` event of ``aggregate``, created (``generating``) if new."""
+    for event in db_api.list_events(db, aggregate_name=aggregate, kind=kind, cycle_id=cycle_id):
+        return event["id"]
+    event_id = db_api.create_event(db, aggregate, kind, marker, cycle_id=cycle_id, snapshot_id=snapshot_id)
+    db_api.set_event_status(db, event_id, "generating")
+    return event_id
+
+
+def _entries(text: Optional[str]) -> list:
+    return [e for e in (text or "").split("; ") if e]
+
+
+def _code_of(entry: str) -> Optional[str]:
+    if entry.startswith("[") and "]" in entry:
+        return entry[1:entry.index("]")]
+    return None
+
+
+def _best_code(entries) -> Optional[str]:
+    codes = [c for c in (_code_of(e) for e in entries) if c and c != SETTLED_CODE]
+    for code in codes:
+        if code in reason_codes.ERROR_CODES:
+            return code
+    return codes[0] if codes else None
+
+
+def reason_entry(reason) -> str:
+    """One reason as the event stores it: ``[code] message``."""
+    return "[%s] %s" % (reason.code, reason.message)
+
+
+def add_reasons(db, event_id, found: Iterable, status: Optional[str] = None) -> None:
+    """Record ``found`` reasons on the event (once each), optionally moving it to ``status``."""
+    event = db_api.get_event_summary(db, event_id)
+    entries = _entries(event["reason"])
+    for reason in found:
+        entry = reason_entry(reason)
+        if entry not in entries:
+            entries.append(entry)
+    text = "; ".join(entries)[:MAX_REASON_CHARS] or None
+    db_api.set_event_status(db, event_id, status or event["status"], reason_code=_best_code(entries),
+                            reason=text)
+
+
+def complete_event(db, event_id, state: str, found: Iterable = ()) -> None:
+    """Complete an event that created nothing, in ``state``, with its reasons."""
+    add_reasons(db, event_id, found)
+    event = db_api.get_event_summary(db, event_id)
+    db_api.set_event_status(db, event_id, "completed", state=state, reason_code=event["reason_code"],
+                            reason=event["reason"])
+
+
+def settle(db, event_id, at_least: Optional[str] = None) -> Optional[str]:
+    """Complete the event once its recommendations are final, keeping its run's reasons.
+
+    The state is the executor's verdict on the recommendations, raised to ``at_least``
+    and to ``error`` when the run recorded an error reason (e.g. a host it could not
+    fence). Returns the state, or None while a recommendation is open.
+    """
+    before = db_api.get_event_summary(db, event_id)
+    if before["status"] == "completed":
+        return before["state"]
+    state = executor_events.settle_event(db, event_id)
+    if state is None:
+        return None
+    entries = [e for e in _entries(before["reason"]) if _code_of(e) != SETTLED_CODE]
+    settled = db_api.get_event_summary(db, event_id)
+    code = _best_code(entries)
+    if code in reason_codes.ERROR_CODES:
+        at_least = "error"
+    if at_least is not None and _STATE_RANK[at_least] > _STATE_RANK[state]:
+        state = at_least
+    text = "; ".join(["[%s] %s" % (SETTLED_CODE, settled["reason"])] + entries)[:MAX_REASON_CHARS]
+    db_api.set_event_status(db, event_id, "completed", state=state, reason_code=code or SETTLED_CODE,
+                            reason=text)
+    return state

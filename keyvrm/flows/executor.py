@@ -1,0 +1,51 @@
+"""ExecutorFlow: run one recommendation to its end, then settle its event if it was the last."""
+
+from __future__ import annotations
+
+from taskflow.patterns import linear_flow
+from taskflow import task
+
+from keyvrm.db import api as db_api
+from keyvrm.executor import runner
+from keyvrm.flows import events
+
+
+def run_one(resources, recommendation_id) -> str:
+    """Run (or resume) one recommendation with this cycle's executor settings; its status."""
+    app_config = db_api.get_app_config(resources.db)
+    return runner.run_recommendation(resources.db, resources.cloud, recommendation_id,
+                                     clock=resources.clock,
+                                     settings=resources.conf.executor_for(app_config),
+                                     notifier=resources.notifier)
+
+
+class RunRecommendation(task.Task):
+    """Run the recommendation; provides its status (idempotent: a final one is returned as is)."""
+
+    default_provides = "recommendation_status"
+
+    def __init__(self, resources):
+        super().__init__(name="run_recommendation")
+        self.resources = resources
+
+    def execute(self, recommendation_id):
+        return run_one(self.resources, recommendation_id)
+
+
+class SettleEvent(task.Task):
+    """Complete the recommendation's event when all its recommendations are final."""
+
+    default_provides = "event_state"
+
+    def __init__(self, resources):
+        super().__init__(name="settle_event")
+        self.resources = resources
+
+    def execute(self, recommendation_id, recommendation_status):
+        rec = db_api.get_recommendation(self.resources.db, recommendation_id)
+        return events.settle(self.resources.db, rec["event_id"])
+
+
+def build(resources, **store):
+    """The ExecutorFlow of one recommendation (store: recommendation_id)."""
+    return linear_flow.Flow("executor").add(RunRecommendation(resources), SettleEvent(resources))

@@ -1,0 +1,249 @@
+"""HAFlow: detect -> mass-failure guard -> fence -> evacuate (two rounds) -> host outcome -> event.
+
+SPEC 5. Detection and the guard are ``planning.ha.detect_failures``; a host is evacuated
+only when ``fencing.step.fence_host`` confirmed it (every enabled fencer proved its
+fence). Round 1 plans every VM of the fenced hosts from the cycle's snapshot; round 2
+re-plans, from a fresh snapshot, only the VMs whose round-1 recommendation failed. An
+emptied host goes to maintenance; one where VMs remain gets KeyVRM's error state and a
+stop request per remaining VM. Each step records its reasons on the event, so a run that
+did nothing says why. Every task may run again after a crash without repeating what is
+recorded: the event is found by (cycle, aggregate, kind), a recommendation by (event, VM,
+round), a host already given its outcome by this event is left alone.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from oslo_log import log as logging
+from taskflow.patterns import linear_flow
+from taskflow import task
+
+from keyvrm.db import api as db_api
+from keyvrm.executor import post
+from keyvrm.fencing import step
+from keyvrm.flows import context
+from keyvrm.flows import events
+from keyvrm.flows import harvest
+from keyvrm.flows import lb
+from keyvrm.flows import recommend
+from keyvrm.planning import ha as ha_planning
+from keyvrm.planning import reasons
+
+LOG = logging.getLogger(__name__)
+
+ALREADY_HANDLED = "already_handled"
+HANDLED_STATES = ("maintenance", "error")
+
+
+def already_handled(host: str, state: str) -> reasons.Reason:
+    """A condemned host KeyVRM already evacuated (maintenance) or gave up on (error)."""
+    return reasons.Reason(ALREADY_HANDLED, "host %s is already in KeyVRM state %s; an operator "
+                          "returns it to service" % (host, state), host=host)
+
+
+class _Task(task.Task):
+    def __init__(self, resources, name, **kwargs):
+        super().__init__(name=name, **kwargs)
+        self.resources = resources
+
+
+class OpenEvent(_Task):
+    """This cycle's HA event of the aggregate (found again after a crash)."""
+
+    def __init__(self, resources):
+        super().__init__(resources, "ha_open_event", provides="ha_event_id")
+
+    def execute(self, cycle_id, aggregate, snapshot_id):
+        agg = db_api.get_aggregate_config(self.resources.db, aggregate)
+        return events.open_event(self.resources.db, cycle_id, aggregate, "HA", agg.marker, snapshot_id)
+
+
+class DetectFailures(_Task):
+    """Hosts to fence now; with none, the event completes with the detection's reasons."""
+
+    def __init__(self, resources):
+        super().__init__(resources, "ha_detect", provides="condemned")
+
+    def execute(self, ha_event_id, aggregate, snapshot_id, busy_hosts=(), busy_vms=()):
+        res = self.resources
+        snapshot = context.load_snapshot(res.db, snapshot_id)
+        app_config, _ = context.configs(res.db, aggregate)
+        detection = ha_planning.detect_failures(
+            snapshot, app_config, aggregate, heartbeat_stale_after_s=res.conf.heartbeat_stale_after_s,
+            now_s=snapshot.taken_at, max_condemned_share=res.conf.max_condemned_share,
+            busy=context.busy_of(busy_hosts, busy_vms))
+        found = list(detection.reasons)
+        to_fence = []
+        for host in detection.to_fence:
+            state = db_api.get_hypervisor_state(res.db, host)["state"]
+            if state in HANDLED_STATES:
+                found.append(already_handled(host, state))
+            else:
+                to_fence.append(host)
+        if not to_fence:
+            events.complete_event(res.db, ha_event_id, "error" if detection.is_error else "healthy", found)
+            return []
+        events.add_reasons(res.db, ha_event_id, found)
+        LOG.info("aggregate %s: fencing %s", aggregate, ", ".join(to_fence))
+        return to_fence
+
+
+class FenceHosts(_Task):
+    """Fence every condemned host; provides those whose fence was confirmed (the only ones evacuated)."""
+
+    def __init__(self, resources):
+        super().__init__(resources, "ha_fence", provides="fenced")
+
+    def execute(self, ha_event_id, aggregate, condemned):
+        if not condemned:
+            return []
+        res = self.resources
+        app_config = db_api.get_app_config(res.db)
+        fencers = res.fencers(app_config)
+        kwargs = fencers.as_kwargs() if fencers is not None else {}
+        fenced, found = [], []
+        for host in condemned:
+            outcome = step.fence_host(host, app_config, clock=res.clock.time, **kwargs)
+            record = [dataclasses.asdict(result) for result in outcome.results]
+            if outcome.fenced:
+                db_api.set_hypervisor_state(res.db, host, "fenced", fencing=record, event_id=ha_event_id)
+                fenced.append(host)
+                continue
+            why = "; ".join("%s: %s" % (r.fencer, r.message) for r in outcome.results if not r.confirmed)
+            reason = (reasons.no_fencer() if outcome.reason == step.NO_FENCER
+                      else reasons.fencing_impossible(host, why or outcome.reason))
+            found.append(reason)
+            db_api.set_hypervisor_state(res.db, host, "error", reason=reason.message, fencing=record or None,
+                                        event_id=ha_event_id)
+            LOG.error("aggregate %s: host %s NOT fenced, it will not be evacuated: %s",
+                      aggregate, host, reason.message)
+            if res.notifier is not None:
+                res.notifier.fencing_error({"host": host, "event_id": ha_event_id, "aggregate": aggregate,
+                                            "reason": reason.message, "results": record})
+        if not fenced:
+            events.complete_event(res.db, ha_event_id, "error", found)
+            return []
+        events.add_reasons(res.db, ha_event_id, found)
+        return fenced
+
+
+def _create(res, event_id, plan, found_status="generated"):
+    events.add_reasons(res.db, event_id, plan.reasons, status=found_status)
+    ids = recommend.create_recommendations(res.db, event_id, plan.moves, auto_run=True)
+    if ids:
+        db_api.set_event_status(res.db, event_id, "executing")
+    return ids
+
+
+class PlanFirstRound(_Task):
+    """Round 1: a recommendation per VM of the fenced hosts that has a target (SPEC 5.4)."""
+
+    def __init__(self, resources):
+        super().__init__(resources, "ha_plan_round1", provides="round1_ids")
+
+    def execute(self, ha_event_id, aggregate, snapshot_id, fenced, busy_hosts=(), busy_vms=()):
+        if not fenced:
+            return []
+        res = self.resources
+        snapshot = context.load_snapshot(res.db, snapshot_id)
+        app_config, agg_config = context.configs(res.db, aggregate)
+        for host in fenced:
+            db_api.set_hypervisor_state(res.db, host, "evacuating", event_id=ha_event_id)
+        plan = ha_planning.plan_evacuation(snapshot, app_config, agg_config, context.busy_of(busy_hosts, busy_vms),
+                                           fenced, allow_rebuild=res.conf.executor.allow_rebuild_local_disk)
+        return _create(res, ha_event_id, plan)
+
+
+class Execute(_Task):
+    """Run a round's recommendations side by side; provides {id: status}."""
+
+    def __init__(self, resources, ha_round):
+        super().__init__(resources, "ha_execute_round%d" % ha_round, provides="round%d_statuses" % ha_round,
+                         rebind={"recommendation_ids": "round%d_ids" % ha_round})
+
+    def execute(self, recommendation_ids):
+        return recommend.run_all(self.resources, recommendation_ids)
+
+
+class PlanSecondRound(_Task):
+    """Round 2: the VMs whose round-1 recommendation failed, fresh targets from a fresh snapshot."""
+
+    def __init__(self, resources):
+        super().__init__(resources, "ha_plan_round2", provides="round2_ids")
+
+    def execute(self, ha_event_id, aggregate, fenced, round1_statuses, busy_hosts=(), busy_vms=()):
+        failed_ids = [rec_id for rec_id, status in round1_statuses.items() if status == "failed"]
+        if not failed_ids:
+            return []
+        res = self.resources
+        failed = {}
+        for rec_id in failed_ids:
+            rec = db_api.get_recommendation(res.db, rec_id)
+            failed[rec["vm_id"]] = (rec["source_host"], rec["target_host"])
+        app_config, agg_config = context.configs(res.db, aggregate)
+        fresh = harvest.take_snapshot(res, app_config)
+        plan = ha_planning.replan_evacuation(fresh, app_config, agg_config, context.busy_of(busy_hosts, busy_vms),
+                                             fenced, failed,
+                                             allow_rebuild=res.conf.executor.allow_rebuild_local_disk)
+        return _create(res, ha_event_id, plan, found_status="executing")
+
+
+class FinishHosts(_Task):
+    """Maintenance for each emptied host, else error state and a stop request per remaining VM."""
+
+    def __init__(self, resources):
+        super().__init__(resources, "ha_finish_hosts", provides="host_states")
+
+    def execute(self, ha_event_id, fenced, round2_statuses):
+        if not fenced:
+            return {}
+        res = self.resources
+        stopped = {r["vm_id"] for r in db_api.list_recommendations(res.db, event_id=ha_event_id)
+                   if r["action"] == "stop"}
+        servers = res.cloud.list_servers()
+        settings = res.conf.executor
+        states, found = {}, []
+        for host in fenced:
+            remaining = sorted(vm.id for vm in servers if vm.host == host)
+            if stopped & set(remaining):  # this event already gave the host its outcome
+                states[host] = db_api.get_hypervisor_state(res.db, host)["state"]
+                continue
+            outcome = post.finish_evacuated_host(res.db, res.cloud, host, ha_event_id, remaining,
+                                                 clock=res.clock, timeouts=settings.lifecycle_timeouts_s,
+                                                 poll_interval_s=settings.poll_interval_s)
+            states[host] = outcome.state
+            if remaining:
+                found.append(reasons.vms_remain(host, len(remaining)))
+            LOG.info("host %s: %s (%s)", host, outcome.state, outcome.reason)
+        events.add_reasons(res.db, ha_event_id, found)
+        return states
+
+
+class CloseEvent(_Task):
+    """Settle the HA event; provides how many evacuations HA recommended (HA+LB skips LB if any)."""
+
+    def __init__(self, resources):
+        super().__init__(resources, "ha_close_event", provides="ha_created")
+
+    def execute(self, ha_event_id, round1_ids, round2_ids, host_states):
+        at_least = "warning" if "error" in host_states.values() else None
+        events.settle(self.resources.db, ha_event_id, at_least=at_least)
+        return len(round1_ids) + len(round2_ids)
+
+
+def ha_tasks(resources) -> list:
+    """The HAFlow's steps in order."""
+    return [OpenEvent(resources), DetectFailures(resources), FenceHosts(resources),
+            PlanFirstRound(resources), Execute(resources, 1), PlanSecondRound(resources),
+            Execute(resources, 2), FinishHosts(resources), CloseEvent(resources)]
+
+
+def build(resources, **store):
+    """The HAFlow of one aggregate (store: cycle_id, aggregate, snapshot_id, busy_hosts, busy_vms)."""
+    return linear_flow.Flow("ha").add(*ha_tasks(resources))
+
+
+def build_ha_lb(resources, **store):
+    """HA, then LB only if HA recommended nothing and ``lb_period`` passed (SPEC 3 step 6)."""
+    return linear_flow.Flow("ha_lb").add(*ha_tasks(resources), *lb.lb_tasks(resources))

@@ -1,0 +1,47 @@
+"""HarvesterFlow: one region snapshot from every source, stored, and aggregates synced with Nova."""
+
+from __future__ import annotations
+
+from oslo_log import log as logging
+from taskflow.patterns import linear_flow
+from taskflow import task
+
+from keyvrm.db import api as db_api
+from keyvrm.harvest import assemble
+from keyvrm.harvest import store
+
+LOG = logging.getLogger(__name__)
+
+
+def take_snapshot(resources, app_config):
+    """A fresh snapshot of the region at the clock's now (failed sources recorded in it)."""
+    return assemble.harvest(resources.sources(), app_config, now_s=resources.clock.time(),
+                            metrics_window_s=resources.conf.metrics_window_s)
+
+
+class Harvest(task.Task):
+    """Collect, store (with retention) and sync aggregates; provides ``snapshot_id`` (None: disabled)."""
+
+    default_provides = "snapshot_id"
+
+    def __init__(self, resources):
+        super().__init__(name="harvest")
+        self.resources = resources
+
+    def execute(self, enabled=True):
+        if not enabled:
+            return None
+        res = self.resources
+        snapshot = take_snapshot(res, db_api.get_app_config(res.db))
+        snapshot_id, sync = store.store_and_sync(
+            res.db, snapshot, keep_count=res.conf.snapshot_keep_count,
+            keep_days=res.conf.snapshot_keep_days, now_s=snapshot.taken_at)
+        failed = sorted(name for name, status in snapshot.sources.items() if not status.ok)
+        LOG.info("snapshot %s: %d hypervisors, %d VMs%s", snapshot_id, len(snapshot.hypervisors),
+                 len(snapshot.vms), "; sources failed: %s" % ", ".join(failed) if failed else "")
+        return snapshot_id
+
+
+def build(resources, **store):
+    """The HarvesterFlow (also MasterFlow's second step)."""
+    return linear_flow.Flow("harvest").add(Harvest(resources))

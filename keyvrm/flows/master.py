@@ -1,0 +1,166 @@
+"""MasterFlow: one cycle (SPEC 3): config, busy set, harvest, per-aggregate flows, executors.
+
+Steps: start the cycle record; read ``app_config`` (disabled: the cycle is recorded as
+skipped with its reason and nothing else runs); cancel manual recommendations nobody
+started in time; collect the busy set (hosts and VMs of unfinished recommendations);
+HarvesterFlow (snapshot stored, aggregates synced with Nova); per aggregate, the gate
+decides NoopFlow, HAFlow, LBFlow or HA+LB, each dispatched with the cycle's snapshot;
+ExecutorFlows for ``created`` live migrations an operator started or an earlier cycle
+left; the cycle is completed with the reason of every aggregate it did not process.
+The schedule itself follows ``app_config.period`` in the engine, read at each tick.
+"""
+
+from __future__ import annotations
+
+from oslo_log import log as logging
+from taskflow.patterns import linear_flow
+from taskflow import task
+
+from keyvrm.db import api as db_api
+from keyvrm.executor import manual
+from keyvrm.flows import events
+from keyvrm.flows import harvest
+from keyvrm.planning import gate
+from keyvrm.planning import reasons
+
+LOG = logging.getLogger(__name__)
+
+FLOW_BY_MARKER = {"HA": "ha", "LB": "lb", "HA+LB": "ha_lb"}
+
+
+class _Task(task.Task):
+    def __init__(self, resources, name, **kwargs):
+        super().__init__(name=name, **kwargs)
+        self.resources = resources
+
+
+class StartCycle(_Task):
+    """Record the cycle (provides ``cycle_id``); a failed MasterFlow marks it failed on revert."""
+
+    def __init__(self, resources):
+        super().__init__(resources, "start_cycle", provides="cycle_id")
+
+    def execute(self):
+        return db_api.start_cycle(self.resources.db)
+
+    def revert(self, result=None, flow_failures=None, **kwargs):
+        if not isinstance(result, int):
+            return
+        why = "; ".join(str(f.exception) for f in (flow_failures or {}).values()) or "MasterFlow failed"
+        db_api.finish_cycle(self.resources.db, result, "failed", reason_code="flow_failed", reason=why[:2000])
+
+
+class ReadConfig(_Task):
+    """Whether KeyVRM is enabled; a disabled cycle is recorded as skipped with the reason."""
+
+    def __init__(self, resources):
+        super().__init__(resources, "read_config", provides="enabled")
+
+    def execute(self, cycle_id):
+        if db_api.get_app_config(self.resources.db).enabled:
+            return True
+        reason = reasons.disabled()
+        db_api.finish_cycle(self.resources.db, cycle_id, "skipped", reason_code=reason.code, reason=reason.message)
+        LOG.info("cycle %s skipped: %s", cycle_id, reason.message)
+        return False
+
+
+class CancelExpiredManual(_Task):
+    """Cancel manual recommendations not started within ``executor_manual_action_timeout``."""
+
+    def __init__(self, resources):
+        super().__init__(resources, "cancel_expired_manual", provides="cancelled_manual")
+
+    def execute(self, enabled):
+        if not enabled:
+            return []
+        res = self.resources
+        timeout_s = db_api.get_app_config(res.db).executor_manual_action_timeout * 60.0
+        cancelled = manual.cancel_expired_manual(res.db, res.clock.time(), timeout_s)
+        for event_id in {db_api.get_recommendation(res.db, rec_id)["event_id"] for rec_id in cancelled}:
+            events.settle(res.db, event_id)
+        return cancelled
+
+
+class CollectBusy(_Task):
+    """Hosts and VMs unfinished recommendations touch: nothing new is planned on them."""
+
+    def __init__(self, resources):
+        super().__init__(resources, "collect_busy", provides=("busy_hosts", "busy_vms"))
+
+    def execute(self, enabled):
+        if not enabled:
+            return [], []
+        busy = db_api.busy_set(self.resources.db)
+        return sorted(busy.hosts), sorted(busy.vms)
+
+
+class DispatchAggregates(_Task):
+    """Start each aggregate's flow; provides {aggregate: flow} and the reasons of those not processed."""
+
+    def __init__(self, resources):
+        super().__init__(resources, "dispatch_aggregates", provides="aggregate_flows")
+
+    def execute(self, enabled, cycle_id, snapshot_id, busy_hosts, busy_vms):
+        if not enabled:
+            return {}
+        res = self.resources
+        app_config = db_api.get_app_config(res.db)
+        flows, skipped = {}, []
+        for record in db_api.list_aggregates(res.db):
+            agg = record.config
+            decision = gate.aggregate_gate(app_config, agg)
+            store = {"cycle_id": cycle_id, "aggregate": agg.name, "snapshot_id": snapshot_id}
+            if decision.reason is not None:
+                name = "noop"
+                store["reason"] = decision.reason.message
+                skipped.append("%s: [%s] %s" % (agg.name, decision.reason.code, decision.reason.message))
+            else:
+                name = FLOW_BY_MARKER[agg.marker]
+                store.update(busy_hosts=list(busy_hosts), busy_vms=list(busy_vms))
+            res.dispatcher.dispatch(name, store)
+            flows[agg.name] = name
+        return {"flows": flows, "not_processed": skipped}
+
+
+class DispatchExecutors(_Task):
+    """ExecutorFlows for ``created`` live migrations of earlier cycles (operator-started or left over)."""
+
+    def __init__(self, resources):
+        super().__init__(resources, "dispatch_executors", provides="executors_dispatched")
+
+    def execute(self, enabled, cycle_id):
+        if not enabled:
+            return []
+        res = self.resources
+        this_cycle = {e["id"] for e in db_api.list_events(res.db, cycle_id=cycle_id)}
+        started = []
+        for rec in db_api.list_recommendations(res.db, status="created"):
+            if rec["action"] == "live_migrate" and rec["event_id"] not in this_cycle:
+                res.dispatcher.dispatch("executor", {"recommendation_id": rec["id"]})
+                started.append(rec["id"])
+        return started
+
+
+class FinishCycle(_Task):
+    """Complete the cycle with its snapshot and why aggregates were not processed."""
+
+    def __init__(self, resources):
+        super().__init__(resources, "finish_cycle", provides="cycle_status")
+
+    def execute(self, enabled, cycle_id, snapshot_id, aggregate_flows):
+        if not enabled:
+            return "skipped"
+        skipped = aggregate_flows.get("not_processed") or []
+        db_api.finish_cycle(self.resources.db, cycle_id, "completed",
+                            reason_code="aggregates_not_processed" if skipped else None,
+                            reason="; ".join(skipped)[:8000] or None, snapshot_id=snapshot_id)
+        return "completed"
+
+
+def build(resources, **store):
+    """The MasterFlow of one cycle (empty store)."""
+    return linear_flow.Flow("master").add(
+        StartCycle(resources), ReadConfig(resources), CancelExpiredManual(resources), CollectBusy(resources),
+        harvest.build(resources), DispatchAggregates(resources), DispatchExecutors(resources),
+        FinishCycle(resources))

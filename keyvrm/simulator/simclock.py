@@ -1,0 +1,43 @@
+"""The ``keyvrm.clock.Clock`` of a simulated region: KeyVRM's waits pass in simulated time.
+
+``time()`` is the region's simulated now. ``sleep(s)`` either advances the region itself
+(``driven=True``: nothing else moves the clock, as in tests, so a wait costs no wall time)
+or, when a ``RealTimeRunner`` drives the clock at some speed (the demo), waits until the
+runner has passed the target. Several threads may sleep at once: advancing is done under
+the region's lock to ``max(now, target)``, so time never goes back and a waiter whose
+target another thread already passed returns at once.
+"""
+
+from __future__ import annotations
+
+import time
+
+from keyvrm.simulator import region as r
+
+# Wall seconds between two looks at a runner-driven clock.
+_POLL_WALL_S = 0.005
+
+
+class SimTimeClock:
+    """Time and waits of ``region`` (see the module docstring for ``driven``)."""
+
+    def __init__(self, region: r.Region, driven: bool = True):
+        self.region = region
+        self.driven = driven
+
+    def time(self) -> float:
+        """The region's simulated now (POSIX seconds)."""
+        return self.region.clock.now
+
+    def sleep(self, seconds: float) -> None:
+        """Let ``seconds`` of simulated time pass (no-op when <= 0)."""
+        if seconds <= 0:
+            return
+        target = self.region.clock.now + seconds
+        if self.driven:
+            with self.region.lock:
+                if self.region.clock.now < target:
+                    self.region.clock.run_until(target)
+            return
+        while self.region.clock.now < target:
+            time.sleep(_POLL_WALL_S)

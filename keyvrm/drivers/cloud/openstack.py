@@ -7,14 +7,16 @@ microversion, because the parsers rely on the shapes these versions define:
   properties embedded since 2.98, scheduler hints since 2.100), aggregates at **2.41**
   (uuid), server groups at **2.64** (``policy``/``rules``), hypervisors at **2.88**
   (paginated by uuid marker since 2.53), services at **2.53** (uuid ids, ``forced_down``),
-  migrations at **2.80** (paginated, ``changes-since`` since 2.59).
+  migrations at **2.80** (paginated, ``changes-since`` since 2.59), availability zones at
+  2.1 (unchanged since).
 - Nova actions: evacuate at **2.95**: no ``force`` (removed in 2.68), so the scheduler
   validates the named host; from 2.95 the evacuated server ends SHUTOFF and the executor
   starts the ones that were running. Live migration at **2.68**: no ``force`` (the
   scheduler validates the host), ``block_migration: auto`` (2.25+). Services are forced
   down / disabled through ``PUT /os-services/{uuid}`` (2.53).
 - Placement at 1.39 (see ``openstack_placement`` for how per-provider reads are avoided).
-- Cinder attachments at volume **3.27** (the attachments API); Neutron has no microversions.
+- Cinder attachments at volume **3.27** (the attachments API); Neutron (extended port
+  bindings) and Glance v2 have no microversions.
 
 The number of requests of a read does not grow with hosts or servers beyond pagination
 (page size ``page_size``), except Placement's first read (see ``openstack_placement``).
@@ -33,6 +35,7 @@ from keyvrm.drivers.cloud import openstack_http as http
 from keyvrm.drivers.cloud import openstack_parse as parse
 from keyvrm.drivers.cloud import openstack_placement as placement
 from keyvrm.drivers import errors
+from keyvrm.model import snapshot as m
 
 SERVERS_MV = "2.100"
 AGGREGATES_MV = "2.41"
@@ -44,6 +47,7 @@ EVACUATE_MV = "2.95"
 LIVE_MIGRATE_MV = "2.68"
 ACTION_MV = "2.53"
 VOLUME_MV = "3.27"
+ZONES_MV = "2.1"  # os-availability-zone has not changed since
 COMPUTE_BINARY = "nova-compute"
 
 
@@ -66,9 +70,9 @@ class OpenStackCloudDriver(base.CloudDriver):
     def request_counts(self) -> dict:
         """Snapshot source -> requests this driver has sent it (the harvest reads this)."""
         counts = self.requests.by_service()
-        return {parse.m.SOURCE_NOVA: counts.get("compute", 0),
-                parse.m.SOURCE_PLACEMENT: counts.get("placement", 0),
-                parse.m.SOURCE_GLANCE: counts.get("image", 0)}
+        return {m.SOURCE_NOVA: counts.get("compute", 0),
+                m.SOURCE_PLACEMENT: counts.get("placement", 0),
+                m.SOURCE_GLANCE: counts.get("image", 0)}
 
     # --- helpers ---------------------------------------------------------------------------
     def _proxy(self, service):
@@ -84,24 +88,26 @@ class OpenStackCloudDriver(base.CloudDriver):
             params["host"] = host
         return self._nova("GET", "/os-services", SERVICES_MV, params=params)["services"]
 
-    def _service_id(self, host: str) -> str:
+    def _service_body(self, host: str) -> dict:
         services = self._services(host)
         if not services:
             raise errors.NotFoundInCloud(f"Compute host {host} could not be found.")
-        return services[0]["id"]
+        return services[0]
 
     def _update_service(self, host: str, body: dict):
-        updated = self._nova("PUT", f"/os-services/{self._service_id(host)}", SERVICES_MV, json=body)
+        service_id = self._service_body(host)["id"]
+        updated = self._nova("PUT", f"/os-services/{service_id}", SERVICES_MV, json=body)
         return parse.service(updated["service"])
 
     def _migrations(self, params: dict) -> list:
         return http.paginate(self._proxy("compute"), "/os-migrations", "migrations",
-                             microversion=MIGRATIONS_MV, params=params, page_size=self.page_size, counter=self.requests)
+                             microversion=MIGRATIONS_MV, params=params, page_size=self.page_size,
+                             counter=self.requests)
 
     # --- reads -----------------------------------------------------------------------------
     def list_availability_zones(self):
-        body = self._nova("GET", "/os-availability-zone", "2.1")
-        return [parse.m.AvailabilityZone(z["zoneName"]) for z in body["availabilityZoneInfo"]]
+        body = self._nova("GET", "/os-availability-zone", ZONES_MV)
+        return [m.AvailabilityZone(z["zoneName"]) for z in body["availabilityZoneInfo"]]
 
     def list_aggregates(self):
         body = self._nova("GET", "/os-aggregates", AGGREGATES_MV)
@@ -111,17 +117,14 @@ class OpenStackCloudDriver(base.CloudDriver):
         return [parse.service(s) for s in self._services()]
 
     def get_service(self, host):
-        services = self._services(host)
-        if not services:
-            raise errors.NotFoundInCloud(f"Compute host {host} could not be found.")
-        return parse.service(services[0])
+        return parse.service(self._service_body(host))
 
     def list_hypervisors(self):
         """Hypervisors joined with zones, aggregates and Placement traits (by node name)."""
         bodies = http.paginate(self._proxy("compute"), "/os-hypervisors/detail", "hypervisors",
                                microversion=HYPERVISORS_MV, params={}, page_size=self.page_size, counter=self.requests)
         zones = parse.availability_zones(
-            self._nova("GET", "/os-availability-zone/detail", "2.1"))
+            self._nova("GET", "/os-availability-zone/detail", ZONES_MV))
         aggregates_of = {}
         for agg in self.list_aggregates():
             for host in agg.hosts:

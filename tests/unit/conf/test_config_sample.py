@@ -4,9 +4,11 @@ import pathlib
 import subprocess
 import sys
 
+from keystoneauth1 import loading as ks_loading
 from oslo_config import cfg
 
 from keyvrm import conf as keyvrm_conf
+from keyvrm.conf import cloud
 from keyvrm.conf import lifecycle
 from keyvrm.conf import opts
 
@@ -22,10 +24,14 @@ def test_committed_sample_matches_the_generator(tmp_path):
     assert output.read_text() == committed, "run `tox -e genconfig` and commit the sample"
 
 
-def test_every_group_of_list_opts_is_registered():
+def test_every_group_of_list_opts_is_registered(tmp_path):
+    """Ours at registration; the [cloud] auth plugin's own options once keystoneauth loads it."""
+    config_file = tmp_path / "keyvrm.conf"
+    config_file.write_text("[cloud]\nauth_type = password\nauth_url = http://keystone:5000/v3\n")
     conf = cfg.ConfigOpts()
     keyvrm_conf.register_all(conf)
-    conf([], default_config_files=[])
+    conf(["--config-file", str(config_file)], default_config_files=[])
+    ks_loading.load_auth_from_conf_options(conf, cloud.GROUP)
     for group, group_opts in opts.list_opts():
         for opt in group_opts:
             section = conf if group == "DEFAULT" else conf[group]

@@ -1,4 +1,4 @@
-"""The generated policy sample is current; unlocking a VM needs admin."""
+"""The generated policy sample is current; readers read, admins change, unlocking a VM needs admin."""
 
 import pathlib
 import subprocess
@@ -32,8 +32,8 @@ def _enforcer():
 
 def test_vm_unlock_is_admin_only():
     enforcer = _enforcer()
-    reader = {"roles": ["reader"], "project_id": "p"}
-    admin = {"roles": ["admin", "reader"], "project_id": "p"}
+    reader = {"roles": ["reader"], "system_scope": "all"}
+    admin = {"roles": ["admin", "reader"], "system_scope": "all"}
     assert not enforcer.enforce("keyvrm:vm:unlock", {}, reader)
     assert enforcer.enforce("keyvrm:vm:unlock", {}, admin)
     assert enforcer.enforce("keyvrm:vm:get", {}, reader)
@@ -41,7 +41,17 @@ def test_vm_unlock_is_admin_only():
 
 def test_readers_read_and_only_admins_change_config():
     enforcer = _enforcer()
-    reader = {"roles": ["reader"], "project_id": "p"}
+    reader = {"roles": ["reader"], "system_scope": "all"}
     assert enforcer.enforce("keyvrm:config:get", {}, reader)
     assert not enforcer.enforce("keyvrm:config:update", {}, reader)
     assert not enforcer.enforce("keyvrm:config:get", {}, {"roles": ["member"], "project_id": "p"})
+
+
+def test_project_scoped_roles_count_only_in_the_admin_project():
+    enforcer = _enforcer()
+    admin_project = {"roles": ["admin"], "project_id": "p", "is_admin_project": True}
+    other_project = {"roles": ["admin"], "project_id": "p", "is_admin_project": False}
+    assert enforcer.enforce("keyvrm:config:update", {}, admin_project)
+    assert not enforcer.enforce("keyvrm:config:update", {}, other_project)
+    assert not enforcer.enforce("keyvrm:config:get", {}, {"roles": ["reader"], "project_id": "p",
+                                                          "is_admin_project": False})

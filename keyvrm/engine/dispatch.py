@@ -10,12 +10,12 @@ engine claim and run the jobs.
 
 from __future__ import annotations
 
+from concurrent import futures
 import contextlib
 import logging
 import threading
 from typing import Callable, Iterable, Mapping, Optional
 
-import futurist
 from taskflow import engines as taskflow_engines
 
 from keyvrm.engine import persistence as engine_persistence
@@ -73,7 +73,7 @@ class LocalDispatcher(flow_resources.Dispatcher):
         self.flows = registry.FLOWS if flows is None else flows
         self._resources = _ResourcesOnce(resources_factory, self)
         self._listener_factories = tuple(listener_factories)
-        self._pool = futurist.ThreadPoolExecutor(max_workers=workers)
+        self._pool = futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="keyvrm-flow")
         self._idle = threading.Condition()
         self._pending = {}
         # Set when stop() began: no flow starts; running ones suspend after their current task.

@@ -16,6 +16,7 @@ import os
 import signal
 import sys
 import threading
+import time
 
 from oslo_config import cfg
 import redis
@@ -49,6 +50,17 @@ def listener_factories():
         return ()
     task_name, when = spec.split(":")
     return (lambda engine, record: KillAt(engine, task_name, when),)
+
+
+def record_scheduling(engine, ctx):
+    """Make every MasterFlow this engine posts leave [engine name, time] in Redis (the scheduler's trace)."""
+    dispatch = engine.dispatcher.dispatch
+
+    def recording_dispatch(name, store):
+        if name == "master":
+            ctx.redis.rpush(ctx.namespace + ":test:scheduled", json.dumps([ctx.engine_name, time.time()]))
+        dispatch(name, store)
+    engine.dispatcher.dispatch = recording_dispatch
 
 
 def main(argv=None):
@@ -88,6 +100,8 @@ def main(argv=None):
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *a: stop.set())
     engine.start()
+    if ctx.redis is not None:
+        record_scheduling(engine, ctx)
     print("started resumed=%d" % engine.resumed_count, flush=True)
     if args.exit_when_idle:
         engine.dispatcher.wait_idle(60)

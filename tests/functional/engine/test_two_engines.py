@@ -1,8 +1,9 @@
 """Two engines on Redis: one runs the schedule; kill it and the other takes the schedule and its job.
 
 Both engines are forked processes on one PostgreSQL database, one Redis jobboard and one
-tooz lock (unique namespace per run). Engine A starts alone, becomes leader and claims a
-job that waits for the test; B joins. While both live only A's cycles appear. A is then
+tooz lock (unique namespace per run). Who runs the schedule is who posts the MasterFlows
+(any conductor may then run them). Engine A starts alone, becomes leader and claims a
+job that waits for the test; B joins. While both live only A posts MasterFlows. A is then
 SIGKILLed: B must take over the schedule within the leader lock TTL (plus a tick) and,
 once A's liveness key has expired, the reaper hands A's job back and B resumes it.
 """
@@ -61,8 +62,9 @@ def fork_engine(url, ledger, name, namespace):
     return process
 
 
-def cycles(client, namespace):
-    return [tuple(json.loads(v)) for v in client.lrange(namespace + ":test:cycles", 0, -1)]
+def scheduled(client, namespace):
+    """[(engine that posted a MasterFlow, when)], oldest first."""
+    return [tuple(json.loads(v)) for v in client.lrange(namespace + ":test:scheduled", 0, -1)]
 
 
 def markers(client, namespace, marker):
@@ -86,20 +88,21 @@ def test_second_engine_takes_over_schedule_and_jobs_of_a_killed_leader(pg_databa
     engines = {}
     try:
         engines["A"] = fork_engine(url, ledger, "A", namespace)
-        wait_for(lambda: len(cycles(redis_client, namespace)) >= 2, 20, "A's first cycles")
+        wait_for(lambda: len(scheduled(redis_client, namespace)) >= 2, 20, "A's first cycles")
+        wait_for(lambda: redis_client.llen(namespace + ":test:cycles"), 10, "a posted MasterFlow to run")
         poster.dispatch("slow", {"marker": "started"})
         assert wait_for(lambda: markers(redis_client, namespace, "started"), 10, "the job to start") == ["A"]
 
         engines["B"] = fork_engine(url, ledger, "B", namespace)
         wait_for(lambda: redis_client.exists(namespace + ":conductor:B"), 20, "B's conductor")
-        seen = len(cycles(redis_client, namespace))
-        wait_for(lambda: len(cycles(redis_client, namespace)) >= seen + 2, 10, "cycles with both engines up")
-        assert {engine for engine, _ in cycles(redis_client, namespace)} == {"A"}
+        seen = len(scheduled(redis_client, namespace))
+        wait_for(lambda: len(scheduled(redis_client, namespace)) >= seen + 2, 10, "cycles with both engines up")
+        assert {engine for engine, _ in scheduled(redis_client, namespace)} == {"A"}
 
         os.kill(engines["A"].pid, signal.SIGKILL)
         killed_at = time.time()
         engines["A"].join(5)
-        first_b = wait_for(lambda: [t for e, t in cycles(redis_client, namespace) if e == "B"],
+        first_b = wait_for(lambda: [t for e, t in scheduled(redis_client, namespace) if e == "B"],
                            TAKEOVER_BOUND_S, "B to run the schedule")[0]
         takeover_s = first_b - killed_at
         wait_for(lambda: "B" in markers(redis_client, namespace, "started"), TAKEOVER_BOUND_S + 2,
@@ -109,7 +112,7 @@ def test_second_engine_takes_over_schedule_and_jobs_of_a_killed_leader(pg_databa
         assert wait_for(lambda: markers(redis_client, namespace, "done"), 10, "the job to finish") == ["B"]
         wait_for(lambda: board.job_count == 0, 10, "the job to be consumed")
         assert persistence.unfinished(engine_persistence.JOB) == []
-        after_kill = [e for e, t in cycles(redis_client, namespace) if t > killed_at]
+        after_kill = [e for e, t in scheduled(redis_client, namespace) if t > killed_at]
         assert set(after_kill) == {"B"}
         print("takeover of the schedule: %.2f s; job resumed after %.2f s" % (takeover_s, resume_s))
 

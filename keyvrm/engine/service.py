@@ -139,9 +139,16 @@ class Engine:
                  "jobboard" if ec.jobboard_url else "local flows",
                  "elected schedule" if ec.coordination_url else "sole scheduler", self.resumed_count)
 
-    def run_cycle_now(self) -> None:
-        """Start a MasterFlow now, whoever leads (an operator's "cycle now")."""
+    def run_cycle_now(self) -> bool:
+        """Start a MasterFlow now, whoever leads (an operator's "cycle now"); False if one is still running.
+
+        A refused request is not lost: it is a ``requested`` cycle row the next MasterFlow claims.
+        """
+        if self.dispatcher.has_pending(MASTER):
+            LOG.info("cycle requested while a MasterFlow runs; the next one takes the request")
+            return False
         self.dispatcher.dispatch(MASTER, {})
+        return True
 
     def stop(self) -> None:
         """Graceful stop: no new work; running tasks finish, their flows stay resumable; leadership released."""

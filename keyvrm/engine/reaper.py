@@ -49,11 +49,22 @@ class Reaped:
     owner: str
 
 
+def owner_of(jobboard, job):
+    """The conductor that claimed ``job`` (None: unclaimed).
+
+    TaskFlow's Redis jobboard raises TypeError decoding the missing owner of an unclaimed job.
+    """
+    try:
+        return jobboard.find_owner(job)
+    except TypeError:
+        return None
+
+
 def reap(jobboard, liveness, self_name: str) -> list[Reaped]:
     """Abandon every claimed job whose owner is not alive (never this conductor's own jobs)."""
     reaped = []
     for job in jobboard.iterjobs(ensure_fresh=True):
-        owner = jobboard.find_owner(job)
+        owner = owner_of(jobboard, job)
         if not owner or owner == self_name or liveness.is_alive(owner):
             continue
         try:
@@ -71,7 +82,7 @@ def release_own(jobboard, self_name: str) -> list[str]:
     """Abandon the jobs still claimed under this conductor's name from a previous life; their uuids."""
     released = []
     for job in jobboard.iterjobs(ensure_fresh=True):
-        if jobboard.find_owner(job) != self_name:
+        if owner_of(jobboard, job) != self_name:
             continue
         try:
             jobboard.abandon(job, self_name)

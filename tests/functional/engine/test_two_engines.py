@@ -71,62 +71,100 @@ def markers(client, namespace, marker):
     return [v.decode() for v in client.lrange(namespace + ":test:" + marker, 0, -1)]
 
 
-@pytest.mark.slow
-def test_second_engine_takes_over_schedule_and_jobs_of_a_killed_leader(pg_databases, redis_client, tmp_path):
-    url = pg_databases()
-    db = db_api.Database(url)
-    migration.upgrade(db.engine)
-    db_api.update_app_config(db, {"period": 1}, changed_by="test")
-    namespace = "keyvrm-test-%s" % uuid.uuid4().hex[:8]
-    ledger = str(tmp_path / "cloud.jsonl")
-    persistence = engine_persistence.Persistence(url)
-    persistence.upgrade()
-    board = service.jobboard_from_url(REDIS_URL, namespace, persistence.backend, "test-poster")
-    board.connect()
-    poster = dispatch.JobboardDispatcher(None, persistence, board,
-                                         flows=miniflows.build_registry(miniflows.TestContext()))
-    engines = {}
-    try:
-        engines["A"] = fork_engine(url, ledger, "A", namespace)
-        wait_for(lambda: len(scheduled(redis_client, namespace)) >= 2, 20, "A's first cycles")
-        wait_for(lambda: redis_client.llen(namespace + ":test:cycles"), 10, "a posted MasterFlow to run")
-        poster.dispatch("slow", {"marker": "started"})
-        assert wait_for(lambda: markers(redis_client, namespace, "started"), 10, "the job to start") == ["A"]
+class Cluster:
+    """One PostgreSQL database, one Redis namespace, a poster of jobs, and forked engines."""
 
-        engines["B"] = fork_engine(url, ledger, "B", namespace)
-        wait_for(lambda: redis_client.exists(namespace + ":conductor:B"), 20, "B's conductor")
-        seen = len(scheduled(redis_client, namespace))
-        wait_for(lambda: len(scheduled(redis_client, namespace)) >= seen + 2, 10, "cycles with both engines up")
-        assert {engine for engine, _ in scheduled(redis_client, namespace)} == {"A"}
+    def __init__(self, url, client, ledger):
+        self.url, self.redis, self.ledger = url, client, ledger
+        self.namespace = "keyvrm-test-%s" % uuid.uuid4().hex[:8]
+        self.db = db_api.Database(url)
+        migration.upgrade(self.db.engine)
+        db_api.update_app_config(self.db, {"period": 1}, changed_by="test")
+        self.persistence = engine_persistence.Persistence(url)
+        self.persistence.upgrade()
+        self.board = service.jobboard_from_url(REDIS_URL, self.namespace, self.persistence.backend, "test-poster")
+        self.board.connect()
+        self.poster = dispatch.JobboardDispatcher(None, self.persistence, self.board,
+                                                  flows=miniflows.build_registry(miniflows.TestContext()))
+        self.engines = []
 
-        os.kill(engines["A"].pid, signal.SIGKILL)
-        killed_at = time.time()
-        engines["A"].join(5)
-        first_b = wait_for(lambda: [t for e, t in scheduled(redis_client, namespace) if e == "B"],
-                           TAKEOVER_BOUND_S, "B to run the schedule")[0]
-        takeover_s = first_b - killed_at
-        wait_for(lambda: "B" in markers(redis_client, namespace, "started"), TAKEOVER_BOUND_S + 2,
-                 "B to resume A's job")
-        resume_s = time.time() - killed_at
-        redis_client.set(namespace + ":test:release", "1")
-        assert wait_for(lambda: markers(redis_client, namespace, "done"), 10, "the job to finish") == ["B"]
-        wait_for(lambda: board.job_count == 0, 10, "the job to be consumed")
-        assert persistence.unfinished(engine_persistence.JOB) == []
-        after_kill = [e for e, t in scheduled(redis_client, namespace) if t > killed_at]
-        assert set(after_kill) == {"B"}
-        print("takeover of the schedule: %.2f s; job resumed after %.2f s" % (takeover_s, resume_s))
+    def fork(self, name):
+        process = fork_engine(self.url, self.ledger, name, self.namespace)
+        self.engines.append(process)
+        return process
 
-        engines["B"].terminate()
-        engines["B"].join(15)
-        assert engines["B"].exitcode == 0
-        assert not redis_client.exists(namespace + ":conductor:B")
-    finally:
-        for process in engines.values():
+    def scheduled(self):
+        return scheduled(self.redis, self.namespace)
+
+    def markers(self, marker):
+        return markers(self.redis, self.namespace, marker)
+
+    def close(self):
+        for process in self.engines:
             if process.is_alive():
                 process.kill()
                 process.join()
-        board.close()
-        persistence.close()
-        db.dispose()
-        for key in redis_client.scan_iter(match=namespace + "*"):
-            redis_client.delete(key)
+        self.board.close()
+        self.persistence.close()
+        self.db.dispose()
+        for key in self.redis.scan_iter(match=self.namespace + "*"):
+            self.redis.delete(key)
+
+
+@pytest.fixture
+def cluster(pg_databases, redis_client, tmp_path):
+    c = Cluster(pg_databases(), redis_client, str(tmp_path / "cloud.jsonl"))
+    yield c
+    c.close()
+
+
+@pytest.mark.slow
+def test_second_engine_takes_over_schedule_and_jobs_of_a_killed_leader(cluster):
+    c = cluster
+    a = c.fork("A")
+    wait_for(lambda: len(c.scheduled()) >= 2, 20, "A's first cycles")
+    wait_for(lambda: c.redis.llen(c.namespace + ":test:cycles"), 10, "a posted MasterFlow to run")
+    c.poster.dispatch("slow", {"marker": "started"})
+    assert wait_for(lambda: c.markers("started"), 10, "the job to start") == ["A"]
+
+    b = c.fork("B")
+    wait_for(lambda: c.redis.exists(c.namespace + ":conductor:B"), 20, "B's conductor")
+    seen = len(c.scheduled())
+    wait_for(lambda: len(c.scheduled()) >= seen + 2, 10, "cycles with both engines up")
+    assert {engine for engine, _ in c.scheduled()} == {"A"}
+
+    os.kill(a.pid, signal.SIGKILL)
+    killed_at = time.time()
+    a.join(5)
+    first_b = wait_for(lambda: [t for e, t in c.scheduled() if e == "B"], TAKEOVER_BOUND_S,
+                       "B to run the schedule")[0]
+    takeover_s = first_b - killed_at
+    wait_for(lambda: "B" in c.markers("started"), TAKEOVER_BOUND_S + 2, "B to resume A's job")
+    resume_s = time.time() - killed_at
+    c.redis.set(c.namespace + ":test:release", "1")
+    assert wait_for(lambda: c.markers("done"), 10, "the job to finish") == ["B"]
+    wait_for(lambda: c.board.job_count == 0, 10, "the job to be consumed")
+    assert c.persistence.unfinished(engine_persistence.JOB) == []
+    assert {e for e, t in c.scheduled() if t > killed_at} == {"B"}
+    print("takeover of the schedule: %.2f s; job resumed after %.2f s" % (takeover_s, resume_s))
+
+    b.terminate()
+    b.join(15)
+    assert b.exitcode == 0
+    assert not c.redis.exists(c.namespace + ":conductor:B")
+
+
+@pytest.mark.slow
+def test_restarted_engine_takes_back_its_own_job_at_once(cluster):
+    c = cluster
+    first = c.fork("A")
+    c.poster.dispatch("slow", {"marker": "started"})
+    wait_for(lambda: c.markers("started"), 20, "the job to start")
+    os.kill(first.pid, signal.SIGKILL)
+    first.join(5)
+    killed_at = time.monotonic()
+    c.fork("A")  # same conductor name, before its liveness key could expire
+    wait_for(lambda: c.markers("started") == ["A", "A"], 20, "the restarted engine to resume its job")
+    assert time.monotonic() - killed_at < TAKEOVER_BOUND_S
+    c.redis.set(c.namespace + ":test:release", "1")
+    wait_for(lambda: c.board.job_count == 0, 10, "the job to be consumed")

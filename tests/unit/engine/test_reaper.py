@@ -24,6 +24,8 @@ class Board:
         return iter(self.jobs)
 
     def find_owner(self, job):
+        if self.owners[job.uuid] is None:
+            raise TypeError("<class 'NoneType'> can't be decoded")  # what TaskFlow's Redis board does
         return self.owners[job.uuid]
 
     def abandon(self, job, who):

@@ -1,0 +1,155 @@
+"""keyvrm-demo: the embedded default in one process: a simulated region, SQLite, the engine (and the API).
+
+Runs a scenario on the fast clock with a KeyVRM engine acting on the region (its own
+schedule, ``LocalDispatcher``, TaskFlow persistence in SQLite, fake:// messaging), shows
+a live table per cycle, then a summary and a PNG plot. ``--json`` ends with one JSON
+summary; ``--keep-running`` leaves region, engine and REST API running until Ctrl-C.
+Exit status: 0 done, 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import signal
+import sys
+import threading
+import time
+
+from oslo_log import log as logging
+
+from keyvrm.db import api as db_api
+from keyvrm.demo import embedded
+from keyvrm.demo import plot
+from keyvrm.demo import summary as demo_summary
+from keyvrm.demo import table
+from keyvrm.flows import resources as flow_resources
+from keyvrm.simulator import runner
+from keyvrm.simulator import scenario
+
+LOG = logging.getLogger(__name__)
+DEFAULT_SCENARIO = os.path.join(os.path.dirname(__file__), "..", "..", "etc", "keyvrm", "scenarios",
+                                "demo-embedded.yaml")
+# The demo's business config: KeyVRM on, LB runs by itself; first aggregate HA, second HA+LB
+# balancing CPU first (the scenario overloads CPU), LB at most every 5 minutes.
+DEMO_FLOWS = flow_resources.FlowSettings(  # local-disk VMs are rebuilt: the dead host empties
+    executor=dataclasses.replace(embedded.SIM_EXECUTOR, allow_rebuild_local_disk=True))
+DEMO_APP = {"enabled": True, "lb_recommendations_auto_run": True}
+DEMO_HA = {"marker": "HA", "no_op_mode": False}
+DEMO_HA_LB = {"marker": "HA+LB", "no_op_mode": False, "lb_period": 300,
+              "lb_weights": {"cpu": 1.0, "ram": 0.5, "net": 0.0, "hugepages": 0.0},
+              "lb_overload_threshold": 60.0, "lb_target_max_load": 50.0}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of keyvrm-demo."""
+    parser = argparse.ArgumentParser(prog="keyvrm-demo", description=__doc__.splitlines()[0])
+    parser.add_argument("scenario", nargs="?", default=os.path.normpath(DEFAULT_SCENARIO),
+                        help="scenario YAML file (default: demo-embedded)")
+    parser.add_argument("--speed", type=float, default=60.0,
+                        help="simulated seconds per wall second (default 60)")
+    parser.add_argument("--hosts", type=int, default=None, help="region size (hypervisors)")
+    parser.add_argument("--duration", type=float, default=None,
+                        help="simulated seconds to run (default: the scenario's duration)")
+    parser.add_argument("--state-path", default=os.environ.get("KEYVRM_STATE_PATH", "state"),
+                        help="directory of the SQLite database (default $KEYVRM_STATE_PATH or ./state)")
+    parser.add_argument("--plot", default=None, help="PNG to write (default STATE_PATH/keyvrm-demo.png)")
+    parser.add_argument("--json", action="store_true", help="end with one JSON summary (no live table)")
+    parser.add_argument("--keep-running", action="store_true",
+                        help="leave region, engine and REST API running until interrupted")
+    parser.add_argument("--api-port", type=int, default=9876, help="REST API port with --keep-running")
+    return parser
+
+
+def _region(args):
+    scen = scenario.load(args.scenario)
+    if args.hosts is not None:
+        if args.hosts < 2 or scen.topology is None:
+            raise scenario.ScenarioError("--hosts", "needs a generated topology and at least 2 hosts")
+        scen.topology = dict(scen.topology, hosts=args.hosts,
+                             hosts_per_aggregate=max(1, (args.hosts + 1) // 2))
+    return scen, scen.start()
+
+
+def _configure(emb):
+    emb.sync_aggregates()
+    names = [record.config.name for record in db_api.list_aggregates(emb.db)]
+    emb.configure(app=DEMO_APP, aggregates={name: DEMO_HA if i == 0 else DEMO_HA_LB
+                                            for i, name in enumerate(names[:2])})
+
+
+def _serve_api(emb, port, out):
+    try:
+        from keyvrm.api import app as api_app
+        from keyvrm.api import serve
+    except ImportError:
+        out.write("REST API not available in this build\n")
+        return None
+    server = serve.serve_in_thread(api_app.build_app(emb.conf, db=emb.db), "127.0.0.1", port)
+    out.write("REST API on http://127.0.0.1:%d/\n" % port)
+    return server
+
+
+def run(args, out) -> dict:
+    """Run the demo; returns its summary."""
+    scen, region = _region(args)
+    os.makedirs(args.state_path, exist_ok=True)
+    db_path = os.path.join(os.path.abspath(args.state_path), "keyvrm-demo.sqlite")
+    if os.path.exists(db_path):
+        os.remove(db_path)
+    emb = embedded.EmbeddedRegion(region, "sqlite:///" + db_path, driven=False, flow_settings=DEMO_FLOWS)
+    _configure(emb)
+    duration_s = scen.duration_s if args.duration is None else args.duration
+    clock_runner = runner.RealTimeRunner(region, speed=args.speed, tick_s=0.05)
+    started = time.monotonic()
+    emb.start_engine()
+    clock_runner.start()
+    shown = 0
+    try:
+        while region.clock.elapsed_s < duration_s:
+            time.sleep(0.2)
+            done = sum(1 for c in db_api.page_cycles(emb.db, 1000) if c["status"] != "running")
+            if done != shown and not args.json:
+                shown = done
+                out.write(table.render(emb.db, done, region.clock.elapsed_s) + "\n\n")
+                out.flush()
+        emb.dispatcher.wait_idle(60)
+        result = demo_summary.summarize(emb.db, region, time.monotonic() - started)
+        result["scenario"] = scen.name
+        result["plot"] = plot.write_plot(args.plot or os.path.join(args.state_path, "keyvrm-demo.png"), result)
+        if args.keep_running:
+            server = _serve_api(emb, args.api_port, out)
+            out.write("region, engine%s running; Ctrl-C stops\n" % (" and API" if server else ""))
+            stop = threading.Event()
+            signal.signal(signal.SIGINT, lambda *a: stop.set())
+            signal.signal(signal.SIGTERM, lambda *a: stop.set())
+            stop.wait()
+            if server is not None:
+                server.shutdown()
+    finally:
+        clock_runner.stop()
+        emb.stop()
+    return result
+
+
+def main(argv=None, out=None) -> int:
+    """Entry point of the keyvrm-demo console script."""
+    args = build_parser().parse_args(argv)
+    out = out or sys.stdout
+    try:
+        result = run(args, out)
+    except scenario.ScenarioError as exc:
+        sys.stderr.write("keyvrm-demo: %s\n" % exc)
+        return 2
+    if args.json:
+        out.write(json.dumps(result, sort_keys=True, default=str) + "\n")
+    else:
+        out.write(demo_summary.render(result) + "\n")
+        out.write("plot: %s\n" % result["plot"])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,114 @@
+"""Scenario tests: whole cycles through the engine's dispatcher and persistence on the simulated region."""
+
+from keyvrm.db import api as db_api
+from keyvrm.fencing import base as fencing_base
+from keyvrm.fencing import factory
+
+HA_AGG, LB_AGG = "agg-001", "agg-002"  # hosts cmp-00001..4 and cmp-00005..8
+ON = {"marker": "HA", "no_op_mode": False}
+# The small hosts (32 vCPUs, 3 VMs) use 11-15 % CPU; an overloaded one (its VMs at their
+# flavors' limit) 15.6 %: balance on CPU alone, overloaded above 15 %.
+CPU_LB = {"no_op_mode": False, "lb_weights": {"cpu": 1.0, "ram": 0.0, "net": 0.0, "hugepages": 0.0},
+          "lb_overload_threshold": 15.0, "lb_target_max_load": 14.9}
+
+
+def dies(host, at="1m"):
+    return "  - at: %s\n    fault: host_dies\n    hosts: [%s]\n    bmc: 'off'\n" % (at, host)
+
+
+def overloads(host, at="0m"):
+    return ("  - at: %s\n    fault: overload\n    hosts: [%s]\n    cpu_factor: 8.0\n    ramp: 1m\n"
+            % (at, host))
+
+
+def run_cycles(emb, count, step_s=60.0):
+    for _ in range(count):
+        assert emb.run_cycle(120)
+        emb.advance(step_s)
+
+
+def events_of(emb, aggregate=None, kind=None):
+    return db_api.list_events(emb.db, aggregate_name=aggregate, kind=kind)
+
+
+def codes(emb, aggregate=None, kind=None):
+    return [e["reason_code"] for e in events_of(emb, aggregate, kind)]
+
+
+def test_ha_evacuates_a_dead_host_and_puts_it_in_maintenance(make_region):
+    emb = make_region(dies("cmp-00001"))
+    emb.configure(app={"enabled": True}, aggregates={HA_AGG: ON})
+    vms = [vm.id for vm in emb.region.hosts["cmp-00001"].vms]
+    run_cycles(emb, 5)
+    recs = [r for r in db_api.list_recommendations(emb.db) if r["action"] == "evacuate"]
+    assert sorted(r["vm_id"] for r in recs) == sorted(vms)
+    assert {r["status"] for r in recs} == {"succeeded"}
+    assert all(emb.region.vms[vm].host != "cmp-00001" for vm in vms)
+    assert db_api.get_hypervisor_state(emb.db, "cmp-00001")["state"] == "maintenance"
+    acted = [e for e in events_of(emb, HA_AGG) if e["reason_code"] == "recommendations_final"]
+    assert len(acted) == 1 and acted[0]["state"] == "healthy" and acted[0]["status"] == "completed"
+    assert codes(emb, HA_AGG)[-1] == "already_handled"  # later cycles leave the host alone
+
+
+def test_ha_lb_runs_no_lb_in_a_cycle_where_ha_acted(make_region):
+    emb = make_region(dies("cmp-00005", at="2m"))
+    emb.configure(app={"enabled": True, "lb_recommendations_auto_run": True},
+                  aggregates={LB_AGG: {"marker": "HA+LB", "no_op_mode": False, "lb_period": 60}})
+    run_cycles(emb, 5)
+    ha_cycles = {e["cycle_id"] for e in events_of(emb, LB_AGG, "HA") if e["reason_code"] == "recommendations_final"}
+    lb_cycles = {e["cycle_id"] for e in events_of(emb, LB_AGG, "LB")}
+    assert len(ha_cycles) == 1
+    assert not ha_cycles & lb_cycles
+    assert len(lb_cycles) == 4  # every other cycle ran LB (lb_period 60 s)
+
+
+def test_lb_respects_lb_period(make_region):
+    emb = make_region(overloads("cmp-00005"))
+    emb.configure(app={"enabled": True, "lb_recommendations_auto_run": True},
+                  aggregates={LB_AGG: dict(CPU_LB, marker="LB", lb_period=180)})
+    run_cycles(emb, 7)
+    ran = [c != "lb_too_early" for c in codes(emb, LB_AGG, "LB")]
+    assert ran == [True, False, False, True, False, False, True]
+    moves = [r for r in db_api.list_recommendations(emb.db) if r["action"] == "live_migrate"]
+    assert moves and all(r["source_host"] == "cmp-00005" for r in moves)
+    assert {r["status"] for r in moves} == {"succeeded"}
+
+
+def test_noop_aggregates_get_nothing(make_region):
+    emb = make_region(dies("cmp-00001") + overloads("cmp-00005"))
+    emb.configure(app={"enabled": True}, aggregates={LB_AGG: {"marker": "LB"}})  # still NOOP
+    run_cycles(emb, 3)
+    assert events_of(emb) == [] and db_api.list_recommendations(emb.db) == []
+    cycle = db_api.page_cycles(emb.db, 1)[0]
+    assert cycle["status"] == "completed"
+    assert "agg-001: [no_marker]" in cycle["reason"] and "agg-002: [noop]" in cycle["reason"]
+
+
+def test_disabled_service_does_nothing(make_region):
+    emb = make_region(dies("cmp-00001"))
+    emb.configure(aggregates={HA_AGG: ON})
+    run_cycles(emb, 3)
+    cycles = db_api.page_cycles(emb.db, 10)
+    assert [(c["status"], c["reason_code"], c["snapshot_id"]) for c in cycles] == [("skipped", "disabled", None)] * 3
+    assert events_of(emb) == [] and db_api.list_snapshots(emb.db) == []
+
+
+class RefusingFencer(fencing_base.Fencer):
+    """A BMC that refuses the power-off (what the simulator's bmc_fault refuse does)."""
+
+    name = "bmc"
+
+    def _fence(self, host):
+        return False, "BMC refused power off"
+
+
+def test_ha_never_recommends_evacuating_a_host_whose_fencing_did_not_confirm(make_region):
+    emb = make_region(dies("cmp-00001"),
+                      fencers=lambda app: factory.Fencers(bmc=lambda host: RefusingFencer(), nova=None))
+    emb.configure(app={"enabled": True, "ha_fence_bmc": True, "ha_fence_nova": False}, aggregates={HA_AGG: ON})
+    run_cycles(emb, 4)
+    assert db_api.list_recommendations(emb.db) == []
+    assert all(vm.host == "cmp-00001" for vm in emb.region.hosts["cmp-00001"].vms)
+    failed = [e for e in events_of(emb, HA_AGG) if e["reason_code"] == "fencing_impossible"]
+    assert failed and failed[0]["state"] == "error" and "BMC refused" in failed[0]["reason"]
+    assert db_api.get_hypervisor_state(emb.db, "cmp-00001")["state"] == "error"

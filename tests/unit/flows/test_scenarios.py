@@ -112,3 +112,15 @@ def test_ha_never_recommends_evacuating_a_host_whose_fencing_did_not_confirm(mak
     failed = [e for e in events_of(emb, HA_AGG) if e["reason_code"] == "fencing_impossible"]
     assert failed and failed[0]["state"] == "error" and "BMC refused" in failed[0]["reason"]
     assert db_api.get_hypervisor_state(emb.db, "cmp-00001")["state"] == "error"
+
+
+def test_diagnostics_no_fencer_and_empty_filters_leave_their_reasons(make_region):
+    emb = make_region(dies("cmp-00001"))
+    emb.configure(app={"enabled": True, "ha_fence_nova": False, "nova_filters": []},
+                  aggregates={HA_AGG: ON, LB_AGG: {"marker": "LB", "no_op_mode": False}})
+    run_cycles(emb, 5)
+    no_fencer = [e for e in events_of(emb, HA_AGG) if e["reason_code"] == "no_fencer"]
+    assert no_fencer and no_fencer[0]["state"] == "error"
+    assert db_api.list_recommendations(emb.db) == []
+    first_lb = events_of(emb, LB_AGG, "LB")[0]
+    assert "[no_filters]" in first_lb["reason"]

@@ -101,7 +101,7 @@ def redfish_bmc(tmp_path):
                 return requests.get(f"http://127.0.0.1:{port}/redfish/v1", timeout=1).ok
             except requests.RequestException:
                 return False
-        _wait_for(answers, 20, "sushy-emulator")
+        _wait_for(answers, 60, "sushy-emulator")
         return port
 
     yield start

@@ -6,6 +6,7 @@ import collections
 import threading
 
 from keyvrm.db import api as db_api
+from keyvrm.db import models
 from keyvrm.model import snapshot as m
 
 _CACHE_SIZE = 4
@@ -28,9 +29,22 @@ def load_snapshot(db, snapshot_id: int) -> m.RegionSnapshot:
     return snapshot
 
 
-def busy_of(busy_hosts, busy_vms) -> m.BusySet:
-    """The busy set a store carries as two lists."""
-    return m.BusySet(hosts=frozenset(busy_hosts or ()), vms=frozenset(busy_vms or ()))
+def busy_now(db, busy_hosts, busy_vms, own_event_id: str) -> m.BusySet:
+    """The cycle's busy set plus what other unfinished recommendations touch now.
+
+    Flows of two cycles may overlap on a slow engine; reading the database again at
+    planning time keeps a later run off the VMs and hosts an earlier one just planned.
+    The run's own recommendations do not count (a task re-run after a crash re-plans them).
+    """
+    hosts, vms = set(busy_hosts or ()), set(busy_vms or ())
+    for status in models.RECOMMENDATION_STATUSES:
+        if status in models.RECOMMENDATION_FINAL:
+            continue
+        for rec in db_api.list_recommendations(db, status=status):
+            if rec["event_id"] != own_event_id:
+                vms.add(rec["vm_id"])
+                hosts.update(h for h in (rec["source_host"], rec["target_host"]) if h)
+    return m.BusySet(hosts=frozenset(hosts), vms=frozenset(vms))
 
 
 def configs(db, aggregate: str):

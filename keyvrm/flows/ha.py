@@ -33,13 +33,15 @@ from keyvrm.planning import reasons
 LOG = logging.getLogger(__name__)
 
 ALREADY_HANDLED = "already_handled"
-HANDLED_STATES = ("maintenance", "error")
+# KeyVRM states of a host another HA run is evacuating (fenced, evacuating) or has given its
+# outcome (maintenance, error): a later cycle does not fence or evacuate it again.
+HANDLED_STATES = ("fenced", "evacuating", "maintenance", "error")
 
 
 def already_handled(host: str, state: str) -> reasons.Reason:
-    """A condemned host KeyVRM already evacuated (maintenance) or gave up on (error)."""
-    return reasons.Reason(ALREADY_HANDLED, "host %s is already in KeyVRM state %s; an operator "
-                          "returns it to service" % (host, state), host=host)
+    """A condemned host another HA run is handling or has handled (``HANDLED_STATES``)."""
+    return reasons.Reason(ALREADY_HANDLED, "host %s is already in KeyVRM state %s (an earlier HA run); "
+                          "an operator returns it to service" % (host, state), host=host)
 
 
 class _Task(task.Task):
@@ -72,7 +74,7 @@ class DetectFailures(_Task):
         detection = ha_planning.detect_failures(
             snapshot, app_config, aggregate, heartbeat_stale_after_s=res.conf.heartbeat_stale_after_s,
             now_s=snapshot.taken_at, max_condemned_share=res.conf.max_condemned_share,
-            busy=context.busy_of(busy_hosts, busy_vms))
+            busy=context.busy_now(res.db, busy_hosts, busy_vms, ha_event_id))
         found = list(detection.reasons)
         to_fence = []
         for host in detection.to_fence:
@@ -150,8 +152,9 @@ class PlanFirstRound(_Task):
         app_config, agg_config = context.configs(res.db, aggregate)
         for host in fenced:
             db_api.set_hypervisor_state(res.db, host, "evacuating", event_id=ha_event_id)
-        plan = ha_planning.plan_evacuation(snapshot, app_config, agg_config, context.busy_of(busy_hosts, busy_vms),
-                                           fenced, allow_rebuild=res.conf.executor.allow_rebuild_local_disk)
+        busy = context.busy_now(res.db, busy_hosts, busy_vms, ha_event_id)
+        plan = ha_planning.plan_evacuation(snapshot, app_config, agg_config, busy, fenced,
+                                           allow_rebuild=res.conf.executor.allow_rebuild_local_disk)
         return _create(res, ha_event_id, plan)
 
 
@@ -183,8 +186,8 @@ class PlanSecondRound(_Task):
             failed[rec["vm_id"]] = (rec["source_host"], rec["target_host"])
         app_config, agg_config = context.configs(res.db, aggregate)
         fresh = harvest.take_snapshot(res, app_config)
-        plan = ha_planning.replan_evacuation(fresh, app_config, agg_config, context.busy_of(busy_hosts, busy_vms),
-                                             fenced, failed,
+        busy = context.busy_now(res.db, busy_hosts, busy_vms, ha_event_id)
+        plan = ha_planning.replan_evacuation(fresh, app_config, agg_config, busy, fenced, failed,
                                              allow_rebuild=res.conf.executor.allow_rebuild_local_disk)
         return _create(res, ha_event_id, plan, found_status="executing")
 

@@ -69,7 +69,8 @@ class PlanBalancing(_Task):
             return []
         snapshot = context.load_snapshot(res.db, snapshot_id)
         app_config, agg_config = context.configs(res.db, aggregate)
-        plan = lb_planning.plan_balancing(snapshot, app_config, agg_config, context.busy_of(busy_hosts, busy_vms),
+        busy = context.busy_now(res.db, busy_hosts, busy_vms, lb_event_id)
+        plan = lb_planning.plan_balancing(snapshot, app_config, agg_config, busy,
                                           now_s=snapshot.taken_at)
         if not plan.moves:
             events.complete_event(res.db, lb_event_id, "error" if plan.is_error else "healthy", plan.reasons)

@@ -87,7 +87,9 @@ def _serve_api(emb, port, out):
     except ImportError:
         out.write("REST API not available in this build\n")
         return None
-    server = serve.serve_in_thread(api_app.build_app(emb.conf, db=emb.db), "127.0.0.1", port)
+    from keyvrm.engine import rpcapi
+    rpc = rpcapi.EngineAPI(emb.transport, topic=emb.conf.engine.rpc_topic)
+    server = serve.serve_in_thread(api_app.build_app(emb.conf, db=emb.db, rpc=rpc), "127.0.0.1", port)
     out.write("REST API on http://127.0.0.1:%d/\n" % port)
     return server
 
@@ -99,7 +101,8 @@ def run(args, out) -> dict:
     db_path = os.path.join(os.path.abspath(args.state_path), "keyvrm-demo.sqlite")
     if os.path.exists(db_path):
         os.remove(db_path)
-    emb = embedded.EmbeddedRegion(region, "sqlite:///" + db_path, driven=False, flow_settings=DEMO_FLOWS)
+    emb = embedded.EmbeddedRegion(region, "sqlite:///" + db_path, driven=False, flow_settings=DEMO_FLOWS,
+                                  rpc=True)
     _configure(emb)
     duration_s = scen.duration_s if args.duration is None else args.duration
     clock_runner = runner.RealTimeRunner(region, speed=args.speed, tick_s=0.05)

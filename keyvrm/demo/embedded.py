@@ -12,6 +12,7 @@ demo starts the whole engine (``start_engine``: its schedule on the region's clo
 from __future__ import annotations
 
 from oslo_config import cfg
+import oslo_messaging
 
 from keyvrm import conf as keyvrm_conf
 from keyvrm.db import api as db_api
@@ -32,15 +33,14 @@ SIM_EXECUTOR = executor_settings.ExecutorSettings(poll_interval_s=5.0, retry_del
 
 
 def engine_conf(connection_url: str, rpc: bool = False) -> cfg.ConfigOpts:
-    """A private config for an embedded engine: one process, no Redis, fake:// messaging."""
+    """A private config for the embedded default: one process, no Redis, fake:// messaging, API noauth."""
     conf = cfg.ConfigOpts()
     keyvrm_conf.register_all(conf)
     conf([], project="keyvrm", default_config_files=[])
     conf.set_override("connection", connection_url, group="database")
     conf.set_override("rpc_enabled", rpc, group="engine")
     conf.set_override("conductor_name", "embedded", group="engine")
-    if rpc:
-        conf.set_override("transport_url", "fake://")
+    conf.set_override("auth_strategy", "noauth", group="api")
     return conf
 
 
@@ -57,6 +57,8 @@ class EmbeddedRegion:
         self.conf = engine_conf(connection_url, rpc=rpc)
         self.flow_settings = flow_settings or flow_resources.FlowSettings(executor=SIM_EXECUTOR)
         self._fencers = fencers or self.nova_fencers
+        # One in-process transport: the engine's RPC server and the API's client meet on it.
+        self.transport = oslo_messaging.get_rpc_transport(self.conf, url="fake://") if rpc else None
         self.engine = None
         self.dispatcher = None
 
@@ -85,7 +87,7 @@ class EmbeddedRegion:
 
     def start_engine(self) -> None:
         """Start a keyvrm-engine (schedule, resume, RPC if asked) on this region."""
-        self.engine = service.Engine(self.conf, self.resources, clock=self.clock)
+        self.engine = service.Engine(self.conf, self.resources, clock=self.clock, rpc_transport=self.transport)
         self.engine.start()
         self.dispatcher = self.engine.dispatcher
 

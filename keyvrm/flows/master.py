@@ -35,13 +35,18 @@ class _Task(task.Task):
 
 
 class StartCycle(_Task):
-    """Record the cycle (provides ``cycle_id``); a failed MasterFlow marks it failed on revert."""
+    """Take the oldest cycle an operator requested, else record a new one (provides ``cycle_id``).
+
+    A failed MasterFlow marks its cycle failed on revert.
+    """
 
     def __init__(self, resources):
         super().__init__(resources, "start_cycle", provides="cycle_id")
 
     def execute(self):
-        return db_api.start_cycle(self.resources.db)
+        db = self.resources.db
+        requested = db_api.claim_requested_cycle(db)
+        return requested if requested is not None else db_api.start_cycle(db)
 
     def revert(self, result=None, flow_failures=None, **kwargs):
         if not isinstance(result, int):

@@ -124,3 +124,12 @@ def test_diagnostics_no_fencer_and_empty_filters_leave_their_reasons(make_region
     assert db_api.list_recommendations(emb.db) == []
     first_lb = events_of(emb, LB_AGG, "LB")[0]
     assert "[no_filters]" in first_lb["reason"]
+
+
+def test_a_cycle_an_operator_requested_is_the_one_that_runs(make_region):
+    emb = make_region()
+    emb.configure(app={"enabled": True})
+    requested = db_api.request_cycle(emb.db, "operator")
+    run_cycles(emb, 1)
+    cycles = db_api.page_cycles(emb.db, 10)
+    assert [(c["id"], c["status"]) for c in cycles] == [(requested, "completed")]

@@ -123,7 +123,7 @@ def test_diagnostics_no_fencer_and_empty_filters_leave_their_reasons(make_region
     assert no_fencer and no_fencer[0]["state"] == "error"
     assert db_api.list_recommendations(emb.db) == []
     first_lb = events_of(emb, LB_AGG, "LB")[0]
-    assert "[no_filters]" in first_lb["reason"]
+    assert "[no_filters]" in first_lb["reason"] and "[no_overload]" in first_lb["reason"]
 
 
 def test_a_cycle_an_operator_requested_is_the_one_that_runs(make_region):

@@ -1,0 +1,51 @@
+"""SimTimeClock: waits pass in simulated time; concurrent waits never move time back."""
+
+import threading
+
+from keyvrm.simulator import region as r
+from keyvrm.simulator import simclock
+
+
+def test_sleep_advances_the_region_and_runs_what_falls_due():
+    region = r.Region()
+    clock = simclock.SimTimeClock(region)
+    fired = []
+    region.clock.call_later(30, fired.append, "due")
+    start = clock.time()
+    clock.sleep(45)
+    assert clock.time() == start + 45 and fired == ["due"]
+    clock.sleep(0)
+    assert clock.time() == start + 45
+
+
+def test_concurrent_sleeps_each_see_their_time_pass_and_time_never_goes_back():
+    region = r.Region()
+    clock = simclock.SimTimeClock(region)
+    start = clock.time()
+    seen = []
+    barrier = threading.Barrier(4)
+
+    def sleeper(seconds):
+        barrier.wait()
+        before = clock.time()
+        clock.sleep(seconds)
+        seen.append((seconds, before, clock.time()))
+
+    threads = [threading.Thread(target=sleeper, args=(s,)) for s in (5, 10, 5, 10)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(after - before >= seconds for seconds, before, after in seen)
+    assert start + 10 <= clock.time() <= start + 30
+
+
+def test_a_runner_driven_clock_waits_for_the_runner():
+    region = r.Region()
+    clock = simclock.SimTimeClock(region, driven=False)
+    start = clock.time()
+    mover = threading.Timer(0.05, lambda: region.clock.advance(60))
+    mover.start()
+    clock.sleep(30)
+    mover.join()
+    assert clock.time() == start + 60

@@ -34,10 +34,12 @@ class SimTimeClock:
         if seconds <= 0:
             return
         target = self.region.clock.now + seconds
-        if self.driven:
-            with self.region.lock:
-                if self.region.clock.now < target:
-                    self.region.clock.run_until(target)
-            return
-        while self.region.clock.now < target:
+        # ``driven`` is read on every look: a waiter that started while a runner drove the
+        # clock must move it itself once the runner has stopped (the demo's end)
+        while not self.driven:
+            if self.region.clock.now >= target:
+                return
             time.sleep(_POLL_WALL_S)
+        with self.region.lock:
+            if self.region.clock.now < target:
+                self.region.clock.run_until(target)

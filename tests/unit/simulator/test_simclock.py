@@ -49,3 +49,16 @@ def test_a_runner_driven_clock_waits_for_the_runner():
     clock.sleep(30)
     mover.join()
     assert clock.time() == start + 60
+
+
+def test_a_waiter_on_a_runner_driven_clock_moves_it_itself_once_the_runner_stops():
+    region = r.Region()
+    clock = simclock.SimTimeClock(region, driven=False)
+    start = clock.time()
+    waiter = threading.Thread(target=clock.sleep, args=(30,))
+    waiter.start()
+    waiter.join(0.1)
+    assert waiter.is_alive() and clock.time() == start
+    clock.driven = True  # the runner stopped (the demo's end)
+    waiter.join(5)
+    assert not waiter.is_alive() and clock.time() == start + 30

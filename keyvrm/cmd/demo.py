@@ -20,6 +20,7 @@ import time
 
 from oslo_log import log as logging
 
+from keyvrm.conf import api as api_conf
 from keyvrm.db import api as db_api
 from keyvrm.demo import embedded
 from keyvrm.demo import plot
@@ -28,6 +29,8 @@ from keyvrm.demo import table
 from keyvrm.flows import resources as flow_resources
 from keyvrm.simulator import runner
 from keyvrm.simulator import scenario
+
+API_PORT = next(opt.default for opt in api_conf.opts if opt.name == "port")
 
 LOG = logging.getLogger(__name__)
 DEFAULT_SCENARIO = os.path.join(os.path.dirname(__file__), "..", "..", "etc", "keyvrm", "scenarios",
@@ -59,7 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true", help="end with one JSON summary (no live table)")
     parser.add_argument("--keep-running", action="store_true",
                         help="leave region, engine and REST API running until interrupted")
-    parser.add_argument("--api-port", type=int, default=9876, help="REST API port with --keep-running")
+    parser.add_argument("--api-port", type=int, default=API_PORT,
+                        help="REST API port with --keep-running (default: keyvrm-api's [api] port)")
     return parser
 
 

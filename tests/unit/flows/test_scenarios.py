@@ -133,3 +133,15 @@ def test_a_cycle_an_operator_requested_is_the_one_that_runs(make_region):
     run_cycles(emb, 1)
     cycles = db_api.page_cycles(emb.db, 10)
     assert [(c["id"], c["status"]) for c in cycles] == [(requested, "completed")]
+
+
+def test_diagnostics_a_metrics_outage_leaves_no_metrics_and_moves_nothing(make_region):
+    # the fault is applied when the clock first moves, so the first cycle still has metrics
+    emb = make_region("  - at: 0m\n    fault: metrics_outage\n    duration: 1h\n" + overloads("cmp-00005"))
+    emb.configure(app={"enabled": True, "lb_recommendations_auto_run": True},
+                  aggregates={LB_AGG: dict(CPU_LB, marker="LB", lb_period=60)})
+    run_cycles(emb, 3)
+    lb = events_of(emb, LB_AGG, "LB")
+    assert [e["reason_code"] for e in lb[1:]] == ["no_metrics", "no_metrics"]
+    assert "no metrics for any hypervisor of agg-002" in lb[-1]["reason"]
+    assert db_api.list_recommendations(emb.db) == []

@@ -145,3 +145,19 @@ def test_diagnostics_a_metrics_outage_leaves_no_metrics_and_moves_nothing(make_r
     assert [e["reason_code"] for e in lb[1:]] == ["no_metrics", "no_metrics"]
     assert "no metrics for any hypervisor of agg-002" in lb[-1]["reason"]
     assert db_api.list_recommendations(emb.db) == []
+
+
+def test_diagnostics_a_vm_excluded_by_metadata_stays_and_its_reason_is_recorded(make_region):
+    emb = make_region(dies("cmp-00001"))
+    kept, *others = emb.region.hosts["cmp-00001"].vms
+    kept.metadata = dict(kept.metadata or {}, ha_no_evacuate="true")
+    emb.configure(app={"enabled": True}, aggregates={HA_AGG: ON})
+    run_cycles(emb, 5)
+    evacuated = {r["vm_id"] for r in db_api.list_recommendations(emb.db) if r["action"] == "evacuate"}
+    assert evacuated == {vm.id for vm in others}
+    assert kept.host == "cmp-00001"
+    acted = [e for e in events_of(emb, HA_AGG) if "[recommendations_final]" in e["reason"]]
+    assert len(acted) == 1 and acted[0]["reason_code"] == "excluded_by_metadata"
+    assert "VM %s excluded by metadata key ha_no_evacuate" % kept.id in acted[0]["reason"]
+    assert "[vms_remain]" in acted[0]["reason"] and acted[0]["state"] == "warning"
+    assert db_api.get_hypervisor_state(emb.db, "cmp-00001")["state"] == "error"  # not empty: no maintenance

@@ -467,14 +467,39 @@ def set_hypervisor_state(db, host, state, reason=None, fencing=None, event_id=No
                 row.fenced_at = utcnow()
 
 
+def claim_hypervisor(db, host, event_id):
+    """Whether the HA event ``event_id`` now owns ``host`` (state ``fencing``), atomically.
+
+    One conditional UPDATE (or the INSERT of the host's first row, which the primary key
+    makes exclusive): it succeeds when the host is in no claimed state, or is already this
+    event's (a task re-run after a crash). Two HA runs that condemn the same host at once:
+    exactly one fences and evacuates it.
+    """
+    claimed = models.HypervisorState.state.in_(models.HYPERVISOR_CLAIMED_STATES)
+    update = (sa.update(models.HypervisorState)
+              .where(models.HypervisorState.host == host,
+                     sa.or_(sa.not_(claimed), models.HypervisorState.event_id == event_id))
+              .values(state="fencing", reason=None, event_id=event_id, updated_at=utcnow()))
+    try:
+        with db.writer() as session:
+            if session.execute(update).rowcount == 1:
+                return True
+            if session.get(models.HypervisorState, host) is not None:
+                return False
+            session.add(models.HypervisorState(host=host, state="fencing", event_id=event_id))
+    except db_exc.DBDuplicateEntry:
+        return False
+    return True
+
+
 def get_hypervisor_state(db, host):
     """KeyVRM's view of ``host`` as a dict (state ``ok`` if KeyVRM never recorded one)."""
     with db.reader() as session:
         row = session.get(models.HypervisorState, host)
         if row is None:
-            return dict(host=host, state="ok", reason=None, fencing=None, fenced_at=None)
+            return dict(host=host, state="ok", reason=None, fencing=None, fenced_at=None, event_id=None)
         return dict(host=host, state=row.state, reason=row.reason, fencing=row.fencing,
-                    fenced_at=row.fenced_at)
+                    fenced_at=row.fenced_at, event_id=row.event_id)
 
 
 def lock_vm(db, vm_id, owner):

@@ -21,7 +21,9 @@ RECOMMENDATION_STATUSES = ("created", "manual_action", "running", "succeeded", "
 RECOMMENDATION_FINAL = ("succeeded", "failed", "cancelled")
 OPERATION_KINDS = ("start", "prepare", "execute", "success", "retry", "error", "cleanup",
                    "cancel")
-HYPERVISOR_STATES = ("ok", "fenced", "evacuating", "maintenance", "error")
+HYPERVISOR_STATES = ("ok", "fencing", "fenced", "evacuating", "maintenance", "error")
+# States in which one HA run owns the host (or has given it its outcome): no other run claims it.
+HYPERVISOR_CLAIMED_STATES = ("fencing", "fenced", "evacuating", "maintenance", "error")
 CYCLE_STATUSES = ("running", "completed", "skipped", "failed")
 AUDIT_SCOPES = ("app", "aggregate")
 

@@ -8,7 +8,9 @@ emptied host goes to maintenance; one where VMs remain gets KeyVRM's error state
 stop request per remaining VM. Each step records its reasons on the event, so a run that
 did nothing says why. Every task may run again after a crash without repeating what is
 recorded: the event is found by (cycle, aggregate, kind), a recommendation by (event, VM,
-round), a host already given its outcome by this event is left alone.
+round), a host already given its outcome by this event is left alone. A condemned host is
+claimed by one atomic update before it is fenced, so two overlapping runs (cycles overlap
+when evacuations take longer than the period) never both fence, stop or evacuate it.
 """
 
 from __future__ import annotations
@@ -33,13 +35,10 @@ from keyvrm.planning import reasons
 LOG = logging.getLogger(__name__)
 
 ALREADY_HANDLED = "already_handled"
-# KeyVRM states of a host another HA run is evacuating (fenced, evacuating) or has given its
-# outcome (maintenance, error): a later cycle does not fence or evacuate it again.
-HANDLED_STATES = ("fenced", "evacuating", "maintenance", "error")
 
 
 def already_handled(host: str, state: str) -> reasons.Reason:
-    """A condemned host another HA run is handling or has handled (``HANDLED_STATES``)."""
+    """A condemned host another HA run owns or has handled (``db.models.HYPERVISOR_CLAIMED_STATES``)."""
     return reasons.Reason(ALREADY_HANDLED, "host %s is already in KeyVRM state %s (an earlier HA run); "
                           "an operator returns it to service" % (host, state), host=host)
 
@@ -78,11 +77,11 @@ class DetectFailures(_Task):
         found = list(detection.reasons)
         to_fence = []
         for host in detection.to_fence:
-            state = db_api.get_hypervisor_state(res.db, host)["state"]
-            if state in HANDLED_STATES:
-                found.append(already_handled(host, state))
-            else:
+            # one atomic claim per host: of two overlapping HA runs only one fences and evacuates it
+            if db_api.claim_hypervisor(res.db, host, ha_event_id):
                 to_fence.append(host)
+            else:
+                found.append(already_handled(host, db_api.get_hypervisor_state(res.db, host)["state"]))
         if not to_fence:
             events.complete_event(res.db, ha_event_id, "error" if detection.is_error else "healthy", found)
             return []

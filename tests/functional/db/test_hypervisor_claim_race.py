@@ -1,31 +1,13 @@
 """The HA host claim on PostgreSQL: of HA runs racing for one condemned host, exactly one owns it."""
 
-import threading
-
 import pytest
 
 from keyvrm.db import api as db_api
+from tests.functional.db import race
 
 
 def _race(url, host, event_ids):
-    barrier = threading.Barrier(len(event_ids))
-    outcomes = [None] * len(event_ids)
-    databases = [db_api.Database(url) for _ in event_ids]
-    for db in databases:  # connect before the race so only the claim races
-        db_api.get_app_config(db)
-
-    def worker(i):
-        barrier.wait()
-        outcomes[i] = db_api.claim_hypervisor(databases[i], host, event_ids[i])
-
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(len(event_ids))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    for db in databases:
-        db.dispose()
-    return outcomes
+    return race.race(url, lambda db, i: db_api.claim_hypervisor(db, host, event_ids[i]), len(event_ids))
 
 
 @pytest.mark.postgresql

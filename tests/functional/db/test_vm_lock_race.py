@@ -1,37 +1,21 @@
 """The VM lock on PostgreSQL: of two workers racing for one VM, exactly one wins."""
 
-import threading
-
 import pytest
 
 from keyvrm.db import api as db_api
 from keyvrm import exception
+from tests.functional.db import race
 
 
 def _race(url, vm_id, workers=2):
-    """Start ``workers`` threads, each with its own engine, at the same instant; return outcomes."""
-    barrier = threading.Barrier(workers)
-    outcomes = [None] * workers
-    databases = [db_api.Database(url) for _ in range(workers)]
-    for db in databases:  # connect before the race so only the lock statement races
-        db_api.get_app_config(db)
-
-    def worker(i):
-        barrier.wait()
+    """Lock ``vm_id`` from ``workers`` threads at once; "won" or the VMLocked message each."""
+    def attempt(db, i):
         try:
-            db_api.lock_vm(databases[i], vm_id, owner="worker-%d" % i)
-            outcomes[i] = "won"
+            db_api.lock_vm(db, vm_id, owner="worker-%d" % i)
+            return "won"
         except exception.VMLocked as exc:
-            outcomes[i] = str(exc)
-
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(workers)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    for db in databases:
-        db.dispose()
-    return outcomes
+            return str(exc)
+    return race.race(url, attempt, workers)
 
 
 @pytest.mark.postgresql

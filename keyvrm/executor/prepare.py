@@ -9,7 +9,11 @@ from __future__ import annotations
 
 from typing import Optional
 
+from keyvrm.drivers import errors
 from keyvrm.model import snapshot as m
+
+# KeyVRM states of a source host whose fence was confirmed (set by the HAFlow after fence_host).
+FENCED_STATES = ("fenced", "evacuating")
 
 # Nova's vm_states that allow each action (API checks of evacuate and os-migrateLive).
 ALLOWED_STATUSES = {
@@ -19,8 +23,11 @@ ALLOWED_STATUSES = {
 
 
 def server(cloud, vm_id) -> Optional[m.VM]:
-    """The server ``vm_id`` as the cloud reports it now, or None if it is gone."""
-    return next((vm for vm in cloud.list_servers() if vm.id == vm_id), None)
+    """The server ``vm_id`` as the cloud reports it now (one read), or None if it is gone."""
+    try:
+        return cloud.get_server(vm_id)
+    except errors.NotFoundInCloud:
+        return None
 
 
 def _vm_rejection(rec, vm, allow_rebuild_local_disk) -> Optional[str]:

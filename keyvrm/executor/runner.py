@@ -116,6 +116,15 @@ class _Run:
         state = db_api.get_vm_state(self.db, self.rec["vm_id"])
         return state["locked"] and state["lock_owner"] == self.owner
 
+    def _unfenced_source(self):
+        """SPEC 5: an evacuation whose source KeyVRM has not recorded as fenced is refused (a backstop)."""
+        if self.rec["action"] != "evacuate":
+            return None
+        state = db_api.get_hypervisor_state(self.db, self.rec["source_host"])["state"]
+        if state in prepare.FENCED_STATES:
+            return None
+        return "source %s is not fenced (KeyVRM state %s): it is not evacuated" % (self.rec["source_host"], state)
+
     def _observed(self):
         try:
             return prepare.server(self.cloud, self.rec["vm_id"])
@@ -257,7 +266,8 @@ class _Run:
         started = self.clock.time()
         try:
             vm = prepare.server(self.cloud, self.rec["vm_id"])
-            reason = prepare.rejection(self.cloud, self.rec, vm, self.settings.allow_rebuild_local_disk)
+            reason = (self._unfenced_source()
+                      or prepare.rejection(self.cloud, self.rec, vm, self.settings.allow_rebuild_local_disk))
         except errors.DriverError as error:
             self.journal.write("prepare", attempt, "could not read the cloud", error=error,
                                started_s=started)

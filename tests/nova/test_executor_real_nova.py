@@ -21,6 +21,9 @@ SETTINGS = ExecutorSettings(max_attempts=2, max_repeated_errors=2, poll_interval
 
 def _recommend(db, action, vm_id, source, target):
     event_id = db_api.create_event(db, "agg-exec", "HA" if action == "evacuate" else "LB", "HA+LB")
+    if action == "evacuate":  # the caller forced the source's service down: KeyVRM's fence record
+        db_api.set_hypervisor_state(db, source, "fenced", event_id=event_id,
+                                    fencing=[{"fencer": "nova", "host": source, "confirmed": True}])
     return db_api.create_recommendation(db, event_id, action, vm_id, source, target, auto_run=True,
                                         ha_round=1 if action == "evacuate" else None)
 

@@ -34,6 +34,14 @@ def test_servers_match_nova_with_host_flavor_group_and_metadata(driver, layout):
     assert vms[layout["tagged"]].metadata == {"keyvrm_no_evac": "true"}
 
 
+def test_one_server_read_matches_the_listed_one_and_a_gone_server_is_not_found(driver, layout):
+    listed = {vm.id: vm for vm in driver.list_servers()}
+    for server_id in layout["members"] + [layout["tagged"]]:
+        assert driver.get_server(server_id) == listed[server_id]
+    with pytest.raises(errors.NotFoundInCloud):
+        driver.get_server("00000000-0000-4000-8000-00000000dead")
+
+
 def test_server_groups_aggregates_and_zones_match_nova(driver, layout):
     [group] = [g for g in driver.list_server_groups() if g.id == layout["group"]]
     assert group.policy == m.ANTI_AFFINITY and set(group.members) == set(layout["members"])

@@ -80,6 +80,10 @@ class CloudDriver(abc.ABC):
         """Every server of every project (``all_projects``), metrics left None."""
 
     @abc.abstractmethod
+    def get_server(self, server_id: str) -> snapshot.VM:
+        """A fresh read of one server (``NotFoundInCloud`` if it is gone), for the executor."""
+
+    @abc.abstractmethod
     def list_server_groups(self) -> list[snapshot.ServerGroup]:
         """Every server group of every project, with members."""
 

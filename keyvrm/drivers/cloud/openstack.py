@@ -148,6 +148,12 @@ class OpenStackCloudDriver(base.CloudDriver):
                                page_size=self.page_size, counter=self.requests)
         return [parse.server(b, groups_by_member) for b in bodies]
 
+    def get_server(self, server_id):
+        """One GET /servers/{id}; its server group from the body's ``server_groups`` (2.71+)."""
+        body = self._nova("GET", f"/servers/{server_id}", SERVERS_MV)["server"]
+        groups = body.get("server_groups") or []
+        return parse.server(body, {body["id"]: groups[0]} if groups else {})
+
     def list_server_groups(self):
         bodies = http.paginate_offset(self._proxy("compute"), "/os-server-groups", "server_groups",
                                       microversion=SERVER_GROUPS_MV, params={"all_projects": "True"},

@@ -105,12 +105,22 @@ class SimCloudDriver(base.CloudDriver):
     @r.synchronized
     def list_servers(self):
         self.compute.check_api()
-        return [m.VM(id=v.id, name=v.name, host=v.host, project_id=v.project_id,
-                     flavor=self._flavor(v.flavor), status=v.status, task_state=v.task_state,
-                     image_id=v.image_id, server_group_id=v.server_group_id,
-                     metadata=dict(v.metadata) if v.metadata else {},
-                     volume_backed=v.volume_backed)
-                for v in self.region.vms.values()]
+        return [self._server(v) for v in self.region.vms.values()]
+
+    @r.synchronized
+    def get_server(self, server_id):
+        self.compute.check_api()
+        vm = self.region.vms.get(server_id)
+        if vm is None:
+            raise NotFoundInCloud(f"Instance {server_id} could not be found.")
+        return self._server(vm)
+
+    def _server(self, v):
+        return m.VM(id=v.id, name=v.name, host=v.host, project_id=v.project_id,
+                    flavor=self._flavor(v.flavor), status=v.status, task_state=v.task_state,
+                    image_id=v.image_id, server_group_id=v.server_group_id,
+                    metadata=dict(v.metadata) if v.metadata else {},
+                    volume_backed=v.volume_backed)
 
     @r.synchronized
     def list_server_groups(self):

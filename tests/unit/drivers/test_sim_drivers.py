@@ -142,3 +142,13 @@ def test_ceph_blocklist_adds_lists_and_expires():
     assert ceph.blocklist_list() == ["10.0.0.1:0/0"]
     with pytest.raises(FencingError):
         ceph.blocklist_add("10.0.0.3")
+
+
+def test_one_server_read_matches_the_list_and_a_gone_server_is_not_found():
+    region = _region()
+    cloud = SimCloudDriver(region)
+    listed = {vm.id: vm for vm in cloud.list_servers()}
+    some_id = sorted(listed)[0]
+    assert cloud.get_server(some_id) == listed[some_id]
+    with pytest.raises(NotFoundInCloud):
+        cloud.get_server("no-such-server")

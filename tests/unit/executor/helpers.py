@@ -55,11 +55,19 @@ def source_down(region, host=SOURCE):
     region.hosts[host].forced_down = True
 
 
-def recommendation(db, action, vm_id, source=SOURCE, target=TARGET, auto_run=True, event_id=None):
-    """A recommendation of a fresh (or the given) event; returns (event_id, recommendation_id)."""
+def recommendation(db, action, vm_id, source=SOURCE, target=TARGET, auto_run=True, event_id=None,
+                   fenced=True):
+    """A recommendation of a fresh (or the given) event; returns (event_id, recommendation_id).
+
+    For an evacuation the source is recorded as fenced, as the HAFlow does, unless ``fenced``
+    is False.
+    """
     if event_id is None:
         event_id = db_api.create_event(db, "agg-001", "HA" if action == "evacuate" else "LB",
                                        "HA+LB")
+    if action == "evacuate" and fenced:
+        db_api.set_hypervisor_state(db, source, "fenced", event_id=event_id,
+                                    fencing=[{"fencer": "test", "host": source, "confirmed": True}])
     rec_id = db_api.create_recommendation(db, event_id, action, vm_id, source, target,
                                           auto_run=auto_run,
                                           ha_round=1 if action == "evacuate" else None)

@@ -283,3 +283,15 @@ def test_evacuation_of_a_vm_on_local_disk_is_cancelled_unless_rebuild_is_allowed
     _, allowed = h.recommendation(sqlite_db, "evacuate", vm.id)
     settings = h.with_settings(allow_rebuild_local_disk=True)
     assert _run(sqlite_db, SimCloudDriver(region), allowed, region, settings) == "succeeded"
+
+
+def test_evacuation_of_a_source_keyvrm_did_not_fence_is_cancelled_and_nothing_moves(sqlite_db):
+    region = h.small_region()
+    vm = h.vm_on(region, h.SOURCE)
+    h.source_down(region)
+    _, rec_id = h.recommendation(sqlite_db, "evacuate", vm.id, fenced=False)
+    assert _run(sqlite_db, SimCloudDriver(region), rec_id, region) == "cancelled"
+    assert vm.host == h.SOURCE and not region.migrations
+    reason = db_api.get_recommendation(sqlite_db, rec_id)["reason"]
+    assert reason == "source %s is not fenced (KeyVRM state ok): it is not evacuated" % h.SOURCE
+    assert not db_api.get_vm_state(sqlite_db, vm.id)["locked"]

@@ -7,13 +7,13 @@ from oslo_config import cfg
 GROUP = "engine"
 
 opts = [
-    cfg.StrOpt("coordination_url", default="",
+    cfg.StrOpt("coordination_url", default="", secret=True,
                help="tooz backend URL used to elect the engine that runs the schedule, e.g. "
                     "redis://127.0.0.1:6379. Empty: a single engine, no election."),
     cfg.IntOpt("leader_lock_ttl", default=30, min=2,
                help="Seconds the leader's tooz lock lives without a refresh: how long a dead "
                     "leader blocks the schedule before another engine takes it over."),
-    cfg.StrOpt("jobboard_url", default="",
+    cfg.StrOpt("jobboard_url", default="", secret=True,
                help="TaskFlow jobboard (Redis URL, e.g. redis://127.0.0.1:6379/0) for spreading "
                     "per-aggregate and executor flows across engines. Empty: run flows in the "
                     "engine that created them."),

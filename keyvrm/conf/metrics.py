@@ -19,7 +19,7 @@ _UPLINKS = 'device=~"(en|eth|bond|ib).*"'
 opts = [
     cfg.StrOpt("driver", default="sim", choices=["prometheus", "sim"],
                help="Where metrics come from."),
-    cfg.URIOpt("url", default="http://127.0.0.1:8428",
+    cfg.URIOpt("url", default="http://127.0.0.1:8428", secret=True,
                help="Base URL of the Prometheus HTTP API (VictoriaMetrics in production)."),
     cfg.IntOpt("window", default=300, min=30,
                help="Seconds over which values are averaged."),

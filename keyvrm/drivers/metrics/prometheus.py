@@ -29,7 +29,14 @@ from keyvrm.drivers.errors import DriverUnavailable
 from keyvrm.drivers.metrics import base
 from keyvrm.model import snapshot as m
 
+_URL_CREDENTIALS = re.compile(r"(//[^/\s:@]+:)[^/\s@]+@")
+
 _PORT_SUFFIX = re.compile(r":\d+$")
+
+
+def _without_credentials(text: str) -> str:
+    """``text`` with the password of any ``scheme://user:password@host`` URL in it masked."""
+    return _URL_CREDENTIALS.sub(r"\1***@", text)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,6 +71,7 @@ class PrometheusMetricsDriver(base.MetricsDriver):
                  strip_port: bool = True, vm_label: str = "uuid",
                  interface_label: str = "device", clock=None, session=None):
         self.url = url.rstrip("/") + "/api/v1/query"
+        self.shown_url = _without_credentials(self.url)  # error texts reach logs and the API
         self.queries = queries
         self.window_s = window_s
         self.timeout_s = timeout_s
@@ -97,17 +105,18 @@ class PrometheusMetricsDriver(base.MetricsDriver):
         try:
             resp = self.session.get(self.url, params=params, timeout=self.timeout_s)
         except requests.RequestException as exc:
-            raise DriverUnavailable("TSDB at %s did not answer %s: %s" % (self.url, option, exc)) from exc
+            raise DriverUnavailable("TSDB at %s did not answer %s: %s"
+                                    % (self.shown_url, option, _without_credentials(str(exc)))) from exc
         if resp.status_code >= 500:
             raise DriverUnavailable("TSDB at %s answered %d to %s: %s"
-                                    % (self.url, resp.status_code, option, resp.text[:300]))
+                                    % (self.shown_url, resp.status_code, option, resp.text[:300]))
         try:
             body = resp.json()
         except ValueError:
             body = {}
         if resp.status_code >= 400 or body.get("status") != "success":
             raise DriverError("TSDB at %s refused %s (HTTP %d): %s" % (
-                self.url, option, resp.status_code, body.get("error") or resp.text[:300]))
+                self.shown_url, option, resp.status_code, body.get("error") or resp.text[:300]))
         data = body.get("data") or {}
         if data.get("resultType") != "vector":
             raise DriverError("%s must return an instant vector, the TSDB returned %r"

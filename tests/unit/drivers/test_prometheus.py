@@ -92,6 +92,14 @@ def test_nothing_listening_is_unavailable():
         driver.host_metrics()
 
 
+def test_a_password_in_the_tsdb_url_never_reaches_the_error_text():
+    driver = PrometheusMetricsDriver("http://keyvrm:tsdb-pa55word@127.0.0.1:9", QUERIES, timeout_s=1)
+    with pytest.raises(DriverUnavailable) as error:
+        driver.host_metrics()
+    assert "tsdb-pa55word" not in str(error.value)
+    assert "http://keyvrm:***@127.0.0.1:9" in str(error.value)
+
+
 def test_a_refused_expression_is_an_error_naming_the_option():
     with StubTSDB(status=422) as stub:
         with pytest.raises(DriverError, match=r"refused \[metrics\] vm_cpu_query \(HTTP 422\)") as err:

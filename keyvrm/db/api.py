@@ -120,7 +120,7 @@ def _aggregate_config_from_row(row):
         name=row.name, marker=row.marker, no_op_mode=row.no_op_mode,
         no_op_reason=row.no_op_reason, lb_period=row.lb_period, lb_weights=dict(row.lb_weights),
         lb_overload_threshold=row.lb_overload_threshold,
-        lb_target_max_load=row.lb_target_max_load)
+        lb_target_max_load=row.lb_target_max_load, storage_mode=row.storage_mode)
 
 
 def _aggregate_row(session, name):
@@ -460,6 +460,8 @@ def set_hypervisor_state(db, host, state, reason=None, fencing=None, event_id=No
         if row is None:
             row = models.HypervisorState(host=host)
             session.add(row)
+        if row.state != state:
+            row.state_since = utcnow()
         row.state, row.reason, row.event_id = state, reason, event_id
         if fencing is not None:
             row.fencing = fencing
@@ -479,14 +481,17 @@ def claim_hypervisor(db, host, event_id):
     update = (sa.update(models.HypervisorState)
               .where(models.HypervisorState.host == host,
                      sa.or_(sa.not_(claimed), models.HypervisorState.event_id == event_id))
-              .values(state="fencing", reason=None, event_id=event_id, updated_at=utcnow()))
+              .values(state="fencing", reason=None, event_id=event_id, updated_at=utcnow(),
+                      state_since=sa.case((models.HypervisorState.state == "fencing",
+                                           models.HypervisorState.state_since), else_=utcnow())))
     try:
         with db.writer() as session:
             if session.execute(update).rowcount == 1:
                 return True
             if session.get(models.HypervisorState, host) is not None:
                 return False
-            session.add(models.HypervisorState(host=host, state="fencing", event_id=event_id))
+            session.add(models.HypervisorState(host=host, state="fencing", event_id=event_id,
+                                               state_since=utcnow()))
     except db_exc.DBDuplicateEntry:
         return False
     return True
@@ -497,9 +502,10 @@ def get_hypervisor_state(db, host):
     with db.reader() as session:
         row = session.get(models.HypervisorState, host)
         if row is None:
-            return dict(host=host, state="ok", reason=None, fencing=None, fenced_at=None, event_id=None)
+            return dict(host=host, state="ok", reason=None, fencing=None, fenced_at=None, event_id=None,
+                        state_since=None)
         return dict(host=host, state=row.state, reason=row.reason, fencing=row.fencing,
-                    fenced_at=row.fenced_at, event_id=row.event_id)
+                    fenced_at=row.fenced_at, event_id=row.event_id, state_since=row.state_since)
 
 
 def lock_vm(db, vm_id, owner):

@@ -21,11 +21,13 @@ RECOMMENDATION_STATUSES = ("created", "manual_action", "running", "succeeded", "
 RECOMMENDATION_FINAL = ("succeeded", "failed", "cancelled")
 OPERATION_KINDS = ("start", "prepare", "execute", "success", "retry", "error", "cleanup",
                    "cancel")
-HYPERVISOR_STATES = ("ok", "fencing", "fenced", "evacuating", "maintenance", "error")
+HYPERVISOR_STATES = ("ok", "fencing", "fenced", "evacuating", "maintenance", "error", "restoring")
 # States in which one HA run owns the host (or has given it its outcome): no other run claims it.
-HYPERVISOR_CLAIMED_STATES = ("fencing", "fenced", "evacuating", "maintenance", "error")
+HYPERVISOR_CLAIMED_STATES = ("fencing", "fenced", "evacuating", "maintenance", "error", "restoring")
+# States an admin may return to service from (not while an HA run is fencing or evacuating the host).
+HYPERVISOR_RESTORABLE_STATES = ("fenced", "maintenance", "error")
 CYCLE_STATUSES = ("running", "completed", "skipped", "failed")
-AUDIT_SCOPES = ("app", "aggregate")
+AUDIT_SCOPES = ("app", "aggregate", "hypervisor")
 
 
 def utcnow():
@@ -85,6 +87,7 @@ class AggregateConfig(Base):
     lb_weights = sa.Column(sa.JSON, nullable=False, default=lambda: dict(settings.DEFAULT_LB_WEIGHTS))
     lb_overload_threshold = sa.Column(sa.Float, nullable=False, default=80.0)
     lb_target_max_load = sa.Column(sa.Float, nullable=False, default=70.0)
+    storage_mode = sa.Column(sa.String(16))  # shared | local; NULL = undeclared (HA does not run)
     deleted = sa.Column(sa.Boolean, nullable=False, default=False)
     deleted_at = sa.Column(sa.DateTime)
     created_at = sa.Column(sa.DateTime, nullable=False, default=utcnow)
@@ -217,6 +220,7 @@ class HypervisorState(Base):
     fencing = sa.Column(sa.JSON)  # [{fencer, confirmed, message, started_at, finished_at}]
     fenced_at = sa.Column(sa.DateTime)
     event_id = sa.Column(sa.String(36), sa.ForeignKey("events.id", ondelete="SET NULL"))
+    state_since = sa.Column(sa.DateTime)  # when ``state`` last changed
     updated_at = sa.Column(sa.DateTime, nullable=False, default=utcnow, onupdate=utcnow)
 
 

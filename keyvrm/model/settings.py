@@ -43,6 +43,11 @@ DEFAULT_NOVA_FILTERS = (
 )
 
 MARKERS = ("", "HA", "LB", "HA+LB")
+# How an aggregate's instance disks are stored: on shared storage (Ceph RBD, NFS: an evacuated
+# VM keeps its disk) or on each hypervisor's local disk (an evacuation rebuilds it from its image).
+STORAGE_SHARED = "shared"
+STORAGE_LOCAL = "local"
+STORAGE_MODES = (STORAGE_SHARED, STORAGE_LOCAL)
 LB_WEIGHT_KEYS = ("cpu", "ram", "net", "hugepages")
 DEFAULT_LB_WEIGHTS = {"cpu": 1.0, "ram": 1.0, "net": 0.5, "hugepages": 0.0}
 
@@ -80,6 +85,7 @@ class AggregateConfig:
     lb_weights: dict = dataclasses.field(default_factory=lambda: dict(DEFAULT_LB_WEIGHTS))
     lb_overload_threshold: float = 80.0
     lb_target_max_load: float = 70.0
+    storage_mode: Optional[str] = None  # STORAGE_MODES; None: undeclared, HA does not run
 
     @property
     def runs_ha(self) -> bool:
@@ -220,6 +226,15 @@ def _marker(field, value):
     return value
 
 
+def _storage_mode(field, value):
+    if value is None or value == "":
+        return None
+    if value not in STORAGE_MODES:
+        raise InvalidField(field, "unknown storage mode %r; allowed: shared (e.g. Ceph RBD, NFS), "
+                                  "local, or empty (undeclared)" % (value,))
+    return value
+
+
 _AGGREGATE_RULES = {
     "marker": _marker,
     "no_op_mode": _as_bool,
@@ -228,6 +243,7 @@ _AGGREGATE_RULES = {
     "lb_weights": _lb_weights,
     "lb_overload_threshold": lambda f, v: _as_float(f, v, minimum=0, maximum=100),
     "lb_target_max_load": lambda f, v: _as_float(f, v, minimum=0, maximum=100),
+    "storage_mode": _storage_mode,
 }
 
 

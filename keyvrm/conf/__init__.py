@@ -8,6 +8,7 @@ from keyvrm.conf import database
 from keyvrm.conf import engine
 from keyvrm.conf import executor
 from keyvrm.conf import fencing
+from keyvrm.conf import ha
 from keyvrm.conf import harvest
 from keyvrm.conf import heartbeat
 from keyvrm.conf import lifecycle
@@ -18,7 +19,7 @@ from keyvrm.conf import simulator
 CONF = cfg.CONF
 
 GROUP_MODULES = (paths, database, api, engine, harvest, cloud, metrics, heartbeat, fencing,
-                 executor, lifecycle, simulator)
+                 ha, executor, lifecycle, simulator)
 
 
 def register_all(conf):

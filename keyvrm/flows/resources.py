@@ -31,10 +31,11 @@ class FlowSettings:
 
     @classmethod
     def from_conf(cls, conf) -> "FlowSettings":
-        """The values of ``[heartbeat]``, ``[database]``, ``[executor]`` and ``[lifecycle]``."""
+        """The values of ``[heartbeat]``, ``[database]``, ``[ha]``, ``[executor]`` and ``[lifecycle]``."""
         return cls(heartbeat_stale_after_s=float(conf.heartbeat.stale_after),
                    snapshot_keep_count=conf.database.snapshot_keep_count,
                    snapshot_keep_days=conf.database.snapshot_keep_days,
+                   max_condemned_share=conf.ha.mass_failure_share,
                    executor=executor_settings.ExecutorSettings.from_conf(conf))
 
     def executor_for(self, app_config: settings.AppConfig) -> executor_settings.ExecutorSettings:

@@ -1,0 +1,26 @@
+"""[ha] options: the mass-failure guard and the fast path that starts HA runs between cycles."""
+
+from oslo_config import cfg
+
+GROUP = "ha"
+
+opts = [
+    cfg.FloatOpt("mass_failure_share", default=0.5, min=0.0, max=1.0,
+                 help="Mass-failure guard: when more than one host, and more than this share of "
+                      "an aggregate's hosts not already handled by KeyVRM, are condemned in one "
+                      "cycle, nothing is fenced and an alert is raised (a partition or a "
+                      "monitoring fault looks like that). Hosts KeyVRM already fenced, evacuated "
+                      "or put in maintenance do not count."),
+    cfg.BoolOpt("fast_path", default=True,
+                help="Watch heartbeats and compute services between cycles: a host whose "
+                     "heartbeat goes stale or whose compute service goes down in an HA aggregate "
+                     "starts a cycle at once instead of at the next period (same detection "
+                     "matrix, same fencing)."),
+    cfg.FloatOpt("watch_interval", default=2.0, min=0.5,
+                 help="Seconds between two looks of the fast path at heartbeats and compute "
+                      "services (one Redis scan and one Nova request each)."),
+]
+
+
+def register_opts(conf):
+    conf.register_opts(opts, group=GROUP)

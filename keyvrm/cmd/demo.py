@@ -10,7 +10,6 @@ Exit status: 0 done, 2 bad input.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import os
 import signal
@@ -26,7 +25,6 @@ from keyvrm.demo import embedded
 from keyvrm.demo import plot
 from keyvrm.demo import summary as demo_summary
 from keyvrm.demo import table
-from keyvrm.flows import resources as flow_resources
 from keyvrm.simulator import runner
 from keyvrm.simulator import scenario
 
@@ -36,12 +34,11 @@ LOG = logging.getLogger(__name__)
 DEFAULT_SCENARIO = os.path.join(os.path.dirname(__file__), "..", "..", "etc", "keyvrm", "scenarios",
                                 "demo-embedded.yaml")
 # The demo's business config: KeyVRM on, LB runs by itself; first aggregate HA, second HA+LB
-# balancing CPU first (the scenario overloads CPU), LB at most every 5 minutes.
-DEMO_FLOWS = flow_resources.FlowSettings(  # local-disk VMs are rebuilt: the dead host empties
-    executor=dataclasses.replace(embedded.SIM_EXECUTOR, allow_rebuild_local_disk=True))
+# balancing CPU first (the scenario overloads CPU), LB at most every 5 minutes. Both declare
+# shared instance storage (Ceph RBD, as most clouds): image-backed VMs keep their disks.
 DEMO_APP = {"enabled": True, "lb_recommendations_auto_run": True}
-DEMO_HA = {"marker": "HA", "no_op_mode": False}
-DEMO_HA_LB = {"marker": "HA+LB", "no_op_mode": False, "lb_period": 300,
+DEMO_HA = {"marker": "HA", "no_op_mode": False, "storage_mode": "shared"}
+DEMO_HA_LB = {"marker": "HA+LB", "no_op_mode": False, "storage_mode": "shared", "lb_period": 300,
               "lb_weights": {"cpu": 1.0, "ram": 0.5, "net": 0.0, "hugepages": 0.0},
               "lb_overload_threshold": 60.0, "lb_target_max_load": 50.0}
 
@@ -105,8 +102,7 @@ def run(args, out) -> dict:
     db_path = os.path.join(os.path.abspath(args.state_path), "keyvrm-demo.sqlite")
     if os.path.exists(db_path):
         os.remove(db_path)
-    emb = embedded.EmbeddedRegion(region, "sqlite:///" + db_path, driven=False, flow_settings=DEMO_FLOWS,
-                                  rpc=True)
+    emb = embedded.EmbeddedRegion(region, "sqlite:///" + db_path, driven=False, rpc=True)
     _configure(emb)
     duration_s = scen.duration_s if args.duration is None else args.duration
     clock_runner = runner.RealTimeRunner(region, speed=args.speed, tick_s=0.05)

@@ -497,6 +497,19 @@ def claim_hypervisor(db, host, event_id):
     return True
 
 
+def claimed_hypervisors(db, excluding_event=None) -> dict:
+    """Host -> KeyVRM state of every host an HA run owns or has handled (``HYPERVISOR_CLAIMED_STATES``).
+
+    Hosts owned by ``excluding_event`` are left out (that run's own claims, after a restart).
+    """
+    row = models.HypervisorState
+    query = sa.select(row.host, row.state).where(row.state.in_(models.HYPERVISOR_CLAIMED_STATES))
+    if excluding_event is not None:
+        query = query.where(sa.or_(row.event_id.is_(None), row.event_id != excluding_event))
+    with db.reader() as session:
+        return dict(session.execute(query).all())
+
+
 def get_hypervisor_state(db, host):
     """KeyVRM's view of ``host`` as a dict (state ``ok`` if KeyVRM never recorded one)."""
     with db.reader() as session:

@@ -11,6 +11,7 @@ from typing import Optional
 
 from keyvrm.drivers import errors
 from keyvrm.model import snapshot as m
+from keyvrm.planning import storage
 
 # KeyVRM states of a source host whose fence was confirmed (set by the HAFlow after fence_host).
 FENCED_STATES = ("fenced", "evacuating")
@@ -30,7 +31,7 @@ def server(cloud, vm_id) -> Optional[m.VM]:
         return None
 
 
-def _vm_rejection(rec, vm, allow_rebuild_local_disk) -> Optional[str]:
+def _vm_rejection(rec, vm, storage_mode, allow_rebuild_local_disk) -> Optional[str]:
     action = rec["action"]
     if vm is None:
         return "VM %s no longer exists" % rec["vm_id"]
@@ -40,8 +41,9 @@ def _vm_rejection(rec, vm, allow_rebuild_local_disk) -> Optional[str]:
         return "VM is busy (task_state %s)" % vm.task_state
     if vm.status not in ALLOWED_STATUSES[action]:
         return "VM status %s does not allow %s" % (vm.status, action)
-    if action == "evacuate" and vm.local_disk and not allow_rebuild_local_disk:
-        return "VM has a local disk that an evacuation would lose (allow_rebuild_local_disk is off)"
+    if action == "evacuate" and storage.evacuation_loses_disk(vm, storage_mode) and not allow_rebuild_local_disk:
+        return ("VM has a local disk that an evacuation would lose (aggregate storage_mode %s, "
+                "allow_rebuild_local_disk is off)" % (storage_mode or "undeclared"))
     return None
 
 
@@ -73,12 +75,13 @@ def _capacity_rejection(cloud, vm, target_host) -> Optional[str]:
     return None
 
 
-def rejection(cloud, rec, vm, allow_rebuild_local_disk=False) -> Optional[str]:
+def rejection(cloud, rec, vm, storage_mode=None, allow_rebuild_local_disk=False) -> Optional[str]:
     """Why ``rec`` must be cancelled now (VM moved/busy/wrong state, services, capacity), or None.
 
     ``vm`` is the fresh read of the server (``server``); services and the target's
-    Placement inventory are read here. Driver errors propagate (they are not reasons).
+    Placement inventory are read here. ``storage_mode`` is the storage mode of the
+    aggregate of the recommendation's event. Driver errors propagate (they are not reasons).
     """
-    return (_vm_rejection(rec, vm, allow_rebuild_local_disk)
+    return (_vm_rejection(rec, vm, storage_mode, allow_rebuild_local_disk)
             or _service_rejection(cloud, rec)
             or _capacity_rejection(cloud, vm, rec["target_host"]))

@@ -125,6 +125,16 @@ class _Run:
             return None
         return "source %s is not fenced (KeyVRM state %s): it is not evacuated" % (self.rec["source_host"], state)
 
+    def _storage_mode(self):
+        """The declared storage mode of the aggregate of the recommendation's event (None: undeclared)."""
+        if self.rec["action"] != "evacuate":
+            return None
+        aggregate = db_api.get_event_summary(self.db, self.rec["event_id"])["aggregate_name"]
+        try:
+            return db_api.get_aggregate_config(self.db, aggregate).storage_mode
+        except exception.NotFound:
+            return None
+
     def _observed(self):
         try:
             return prepare.server(self.cloud, self.rec["vm_id"])
@@ -267,7 +277,8 @@ class _Run:
         try:
             vm = prepare.server(self.cloud, self.rec["vm_id"])
             reason = (self._unfenced_source()
-                      or prepare.rejection(self.cloud, self.rec, vm, self.settings.allow_rebuild_local_disk))
+                      or prepare.rejection(self.cloud, self.rec, vm, self._storage_mode(),
+                                           self.settings.allow_rebuild_local_disk))
         except errors.DriverError as error:
             self.journal.write("prepare", attempt, "could not read the cloud", error=error,
                                started_s=started)

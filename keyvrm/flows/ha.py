@@ -34,14 +34,6 @@ from keyvrm.planning import reasons
 
 LOG = logging.getLogger(__name__)
 
-ALREADY_HANDLED = "already_handled"
-
-
-def already_handled(host: str, state: str) -> reasons.Reason:
-    """A condemned host another HA run owns or has handled (``db.models.HYPERVISOR_CLAIMED_STATES``)."""
-    return reasons.Reason(ALREADY_HANDLED, "host %s is already in KeyVRM state %s (an earlier HA run); "
-                          "an operator returns it to service" % (host, state), host=host)
-
 
 class _Task(task.Task):
     def __init__(self, resources, name, **kwargs):
@@ -70,10 +62,11 @@ class DetectFailures(_Task):
         res = self.resources
         snapshot = context.load_snapshot(res.db, snapshot_id)
         app_config, _ = context.configs(res.db, aggregate)
+        handled = db_api.claimed_hypervisors(res.db, excluding_event=ha_event_id)
         detection = ha_planning.detect_failures(
             snapshot, app_config, aggregate, heartbeat_stale_after_s=res.conf.heartbeat_stale_after_s,
             now_s=snapshot.taken_at, max_condemned_share=res.conf.max_condemned_share,
-            busy=context.busy_now(res.db, busy_hosts, busy_vms, ha_event_id))
+            busy=context.busy_now(res.db, busy_hosts, busy_vms, ha_event_id), handled=handled)
         found = list(detection.reasons)
         to_fence = []
         for host in detection.to_fence:
@@ -81,9 +74,9 @@ class DetectFailures(_Task):
             if db_api.claim_hypervisor(res.db, host, ha_event_id):
                 to_fence.append(host)
             else:
-                found.append(already_handled(host, db_api.get_hypervisor_state(res.db, host)["state"]))
+                found.append(reasons.already_handled(host, db_api.get_hypervisor_state(res.db, host)["state"]))
         if not to_fence:
-            events.complete_event(res.db, ha_event_id, "error" if detection.is_error else "healthy", found)
+            events.complete_event(res.db, ha_event_id, reasons.state_of(found), found)
             return []
         events.add_reasons(res.db, ha_event_id, found)
         LOG.info("aggregate %s: fencing %s", aggregate, ", ".join(to_fence))

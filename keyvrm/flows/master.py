@@ -6,7 +6,8 @@ started in time; collect the busy set (hosts and VMs of unfinished recommendatio
 HarvesterFlow (snapshot stored, aggregates synced with Nova); per aggregate, the gate
 decides NoopFlow, HAFlow, LBFlow or HA+LB, each dispatched with the cycle's snapshot;
 ExecutorFlows for ``created`` live migrations an operator started or an earlier cycle
-left; the cycle is completed with the reason of every aggregate it did not process.
+left; the cycle is completed with the sources that failed (``sources_failed``) and the
+reason of every aggregate it did not process.
 The schedule itself follows ``app_config.period`` in the engine, read at each tick.
 """
 
@@ -25,7 +26,15 @@ from keyvrm.planning import reasons
 
 LOG = logging.getLogger(__name__)
 
-FLOW_BY_MARKER = {"HA": "ha", "LB": "lb", "HA+LB": "ha_lb"}
+# A cycle whose snapshot misses a source: its decisions had less evidence (HA fences nothing on it).
+SOURCES_FAILED = "sources_failed"
+
+
+def flow_of(decision) -> str:
+    """The registered flow an aggregate's gate decision runs: ha_lb, ha, lb or noop."""
+    if decision.run_ha:
+        return "ha_lb" if decision.run_lb else "ha"
+    return "lb" if decision.run_lb else "noop"
 
 
 class _Task(task.Task):
@@ -117,11 +126,11 @@ class DispatchAggregates(_Task):
             decision = gate.aggregate_gate(app_config, agg)
             store = {"cycle_id": cycle_id, "aggregate": agg.name, "snapshot_id": snapshot_id}
             if decision.reason is not None:
-                name = "noop"
-                store["reason"] = decision.reason.message
                 skipped.append("%s: [%s] %s" % (agg.name, decision.reason.code, decision.reason.message))
+            name = flow_of(decision)
+            if name == "noop":
+                store["reason"] = decision.reason.message
             else:
-                name = FLOW_BY_MARKER[agg.marker]
                 store.update(busy_hosts=list(busy_hosts), busy_vms=list(busy_vms))
             res.dispatcher.dispatch(name, store)
             flows[agg.name] = name
@@ -156,10 +165,15 @@ class FinishCycle(_Task):
     def execute(self, enabled, cycle_id, snapshot_id, aggregate_flows):
         if not enabled:
             return "skipped"
+        db = self.resources.db
+        sources = db_api.get_snapshot_summary(db, snapshot_id)["sources"]
+        failed = ["%s failed: %s" % (name, status.get("error") or "no answer")
+                  for name, status in sorted(sources.items()) if not status.get("ok")]
         skipped = aggregate_flows.get("not_processed") or []
-        db_api.finish_cycle(self.resources.db, cycle_id, "completed",
-                            reason_code="aggregates_not_processed" if skipped else None,
-                            reason="; ".join(skipped)[:8000] or None, snapshot_id=snapshot_id)
+        code = SOURCES_FAILED if failed else ("aggregates_not_processed" if skipped else None)
+        text = "; ".join((["[%s] %s" % (SOURCES_FAILED, ", ".join(failed))] if failed else []) + skipped)
+        db_api.finish_cycle(db, cycle_id, "completed", reason_code=code, reason=text[:8000] or None,
+                            snapshot_id=snapshot_id)
         return "completed"
 
 

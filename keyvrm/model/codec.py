@@ -4,8 +4,9 @@ Layout: ``{"format": "keyvrm.snapshot", "version": 1, "schema": {Type: [field, .
 "snapshot": [...]}``. Each dataclass is written as a positional list in the field order
 the ``schema`` records, so a 200,000-VM snapshot does not repeat its keys 200,000 times.
 A reader accepts any document whose schema's fields it knows: fields added later with a
-default may be missing from older documents (they take the default); an unknown field
-or another ``format``/major ``version`` is refused with ``SnapshotFormatError``.
+default may be missing from older documents (they take the default); a field this version
+retired (``RETIRED_FIELDS``) is read and dropped; an unknown field or another
+``format``/major ``version`` is refused with ``SnapshotFormatError``.
 """
 
 from __future__ import annotations
@@ -27,6 +28,10 @@ _TYPES = (
     m.ServerGroup, m.Image, m.Migration, m.RegionSnapshot,
 )
 _BY_NAME = {t.__name__: t for t in _TYPES}
+
+# Fields older documents may hold that this version no longer has: ignored when read.
+# VM.shared_storage: never set from Nova; where disks live is the aggregate's storage mode now.
+RETIRED_FIELDS = frozenset({("VM", "shared_storage")})
 
 # How a field's JSON value turns back into Python: a nested type, a tuple of a nested
 # type, a dict of a nested type, or a plain tuple. Built from the type hints once.
@@ -101,11 +106,12 @@ def _decoders(schema):
         if cls is None:
             raise SnapshotFormatError(f"unknown type {type_name!r} in snapshot schema")
         kinds = {name: (kind, sub) for name, kind, sub in _KINDS[cls]}
-        unknown = [f for f in fields if f not in kinds]
+        unknown = [f for f in fields if f not in kinds and (type_name, f) not in RETIRED_FIELDS]
         if unknown:
             raise SnapshotFormatError(
                 f"snapshot field(s) {', '.join(unknown)} of {type_name} unknown to this version")
-        plan = [(i, name, kinds[name][0], kinds[name][1]) for i, name in enumerate(fields)]
+        plan = [(i, name, kinds[name][0], kinds[name][1]) for i, name in enumerate(fields)
+                if name in kinds]
         same_order = list(fields) == [name for name, _, _ in _KINDS[cls]]
         positional = ([(i, kind, sub) for i, _, kind, sub in plan if kind != _PLAIN]
                       if same_order else None)

@@ -183,7 +183,6 @@ class VM:
     server_group_id: Optional[str] = None
     metadata: dict = dataclasses.field(default_factory=dict)
     volume_backed: bool = False
-    shared_storage: bool = False
     no_evac: bool = False
     no_migr: bool = False
     evacuate_order: Optional[int] = None
@@ -191,9 +190,13 @@ class VM:
     scheduler_hints: dict = dataclasses.field(default_factory=dict)  # e.g. {"same_host": [...]}
 
     @property
-    def local_disk(self) -> bool:
-        """The VM's root disk lives only on its hypervisor."""
-        return not (self.volume_backed or self.shared_storage)
+    def image_backed(self) -> bool:
+        """The root disk is an ephemeral disk made from an image, not a volume.
+
+        Where it lives (the hypervisor's local disk, or shared storage such as Ceph RBD) is
+        the aggregate's storage mode, declared by the operator: see ``planning.storage``.
+        """
+        return not self.volume_backed
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -21,8 +21,10 @@ def aggregate_gate(app_config, agg_config) -> Gate:
     """Decide from the business config alone whether HA and/or LB may run on an aggregate.
 
     KeyVRM disabled, NOOP mode and no marker each stop the aggregate with their own
-    reason. LB's period and the "HA created nothing" rule of HA+LB are decided later by
-    the flow, with ``lb.lb_timing``.
+    reason. HA needs a declared storage mode: without one an HA aggregate runs nothing
+    and an HA+LB one runs LB only, with the reason ``storage_undeclared`` either way.
+    LB's period and the "HA created nothing" rule of HA+LB are decided later by the
+    flow, with ``lb.lb_timing``.
     """
     if not app_config.enabled:
         return Gate(reason=reasons.disabled())
@@ -30,4 +32,6 @@ def aggregate_gate(app_config, agg_config) -> Gate:
         return Gate(reason=reasons.no_marker(agg_config.name))
     if agg_config.no_op_mode:
         return Gate(reason=reasons.noop(agg_config.name, agg_config.no_op_reason))
+    if agg_config.runs_ha and agg_config.storage_mode is None:
+        return Gate(run_lb=agg_config.runs_lb, reason=reasons.storage_undeclared(agg_config.name))
     return Gate(run_ha=agg_config.runs_ha, run_lb=agg_config.runs_lb)

@@ -15,14 +15,17 @@ cycle or has no record of the host):
     | up or missing  | fresh/missing  | up or missing        | healthy (nothing to say)     |
 
 A fence interface is only "down" when the metrics source answered and knows the host's
-interfaces; so a missing source never alone condemns a host. Above the matrix sits the
-mass-failure guard: if more than one host and more than ``max_condemned_share`` of the
-aggregate are condemned in one cycle, nothing is fenced (partition or monitoring
-fault). Condemned hosts that an enabled fencer cannot handle are not fenced
-(``fencing_impossible``); with no fencer enabled nothing is (``no_fencer``).
+interfaces; so a missing source never alone condemns a host, and a source that failed is
+reported as insufficient evidence, never read as health. Hosts an earlier HA run already
+handled are reported and left alone. Above the matrix sits the mass-failure guard: if
+more than one host and more than ``max_condemned_share`` of the aggregate are newly
+condemned in one cycle, nothing is fenced (partition or monitoring fault). Condemned
+hosts that an enabled fencer cannot handle are not fenced (``fencing_impossible``); with
+no fencer enabled nothing is (``no_fencer``).
 
 Evacuation (``plan_evacuation``) skips ``no_evac`` VMs and, unless ``allow_rebuild``,
-VMs on local disk; orders VMs by ``evacuate_order`` (lower first), the others
+image-backed VMs of an aggregate whose storage is not declared shared (their disk would
+be rebuilt, ``keyvrm.planning.storage``); orders VMs by ``evacuate_order`` (lower first), the others
 alternating largest vCPUs / largest RAM; and places each through the busy set, the
 online check, Placement capacity and the Nova filters, counting it before the next.
 Targets are the aggregate's other hosts, most free RAM first (Nova's RAM weigher).
@@ -46,6 +49,7 @@ from keyvrm.planning.plan import Plan
 from keyvrm.planning.plan import PlannedMove
 from keyvrm.planning import reasons
 from keyvrm.planning import repack
+from keyvrm.planning import storage
 from keyvrm.scheduling import capacity
 from keyvrm.scheduling.selector import is_online
 
@@ -82,6 +86,11 @@ class Detection:
     @property
     def is_error(self) -> bool:
         return any(reason.is_error for reason in self.reasons)
+
+    @property
+    def state(self) -> str:
+        """The state of an event that fences nothing: error, warning (an alert) or healthy."""
+        return reasons.state_of(self.reasons)
 
 
 def _service_signal(snapshot, hypervisor):
@@ -137,19 +146,40 @@ def fencing_obstacle(app_config, hypervisor) -> Optional[str]:
     return None
 
 
+def _missing_sources(snapshot, app_config, aggregate) -> list:
+    """A reason per source HA judges by that failed this cycle (its silence is not health)."""
+    judged = [m.SOURCE_NOVA, m.SOURCE_HEARTBEAT] + ([m.SOURCE_METRICS] if app_config.ha_fence_interfaces else [])
+    found = []
+    for name in judged:
+        if not snapshot.source_ok(name):
+            status = snapshot.sources.get(name)
+            found.append(reasons.source_missing(aggregate, name, status.error if status else None))
+    return found
+
+
 def detect_failures(snapshot, app_config, aggregate: str, *, heartbeat_stale_after_s: float,
                     now_s: float, max_condemned_share: float = DEFAULT_MAX_CONDEMNED_SHARE,
-                    busy: m.BusySet = m.BusySet(), index=None) -> Detection:
+                    busy: m.BusySet = m.BusySet(), handled=None, index=None) -> Detection:
     """Decide which hosts of ``aggregate`` are condemned and which of them to fence now.
 
-    Busy hosts are judged but never fenced (an unfinished recommendation touches them).
+    ``handled`` maps hosts an HA run already owns or has handled (KeyVRM states fenced,
+    evacuating, maintenance, error, restoring) to their state: they are reported, never
+    fenced again, and do not count toward the mass-failure guard, which weighs only the
+    hosts newly condemned in this cycle against the aggregate's size. Busy hosts are
+    judged but never fenced (an unfinished recommendation touches them). A source that
+    failed is reported as insufficient evidence (the event ends ``warning``), never read
+    as health.
     """
+    handled = handled or {}
     index = index or snapshot.index()
     hosts = index.hypervisors_of(aggregate)
+    found = _missing_sources(snapshot, app_config, aggregate)
     verdicts = tuple(judge_host(snapshot, h, app_config.ha_fence_interfaces,
                                 heartbeat_stale_after_s, now_s) for h in hosts)
-    found = [v.reason for v in verdicts if v.reason is not None]
+    found.extend(v.reason for v in verdicts if v.reason is not None)
     condemned = [v.host for v in verdicts if v.verdict in CONDEMNED_VERDICTS]
+    found.extend(reasons.already_handled(name, handled[name]) for name in condemned if name in handled)
+    condemned = [name for name in condemned if name not in handled]
     if not condemned:
         return Detection((), verdicts, tuple(found) or (reasons.no_failure(aggregate),))
     if len(condemned) > 1 and len(condemned) > max_condemned_share * len(hosts):
@@ -198,12 +228,12 @@ def evacuation_order(vms) -> list:
     return ordered
 
 
-def _skip_reason(vm, app_config, busy, allow_rebuild):
+def _skip_reason(vm, app_config, busy, storage_mode, allow_rebuild):
     if vm.no_evac:
         return reasons.excluded_by_metadata(vm.id, app_config.ha_no_evacuate_key, vm.host)
     if vm.id in busy.vms:
         return reasons.busy(vm.id, vm.host)
-    if vm.local_disk and not allow_rebuild:
+    if storage.evacuation_loses_disk(vm, storage_mode) and not allow_rebuild:
         return reasons.local_disk(vm.id, vm.host)
     return None
 
@@ -333,7 +363,7 @@ def plan_evacuation(snapshot, app_config, agg_config, busy: m.BusySet, fenced_ho
             found.append(reasons.busy(None, host))
             continue
         for vm in ctx.index.vms_on(host):
-            why = _skip_reason(vm, app_config, busy, allow_rebuild)
+            why = _skip_reason(vm, app_config, busy, agg_config.storage_mode, allow_rebuild)
             if why is not None:
                 found.append(why)
             else:
@@ -364,7 +394,7 @@ def replan_evacuation(snapshot, app_config, agg_config, busy: m.BusySet, fenced_
                 capacity.VM_NOT_ON_EXPECTED_HOST, vm_id, "VM %s is running on another host"
                 " than expected (%s, expected %s)" % (vm_id, where, source), source))
             continue
-        why = _skip_reason(vm, app_config, busy, allow_rebuild)
+        why = _skip_reason(vm, app_config, busy, agg_config.storage_mode, allow_rebuild)
         if why is not None:
             found.append(why)
             continue

@@ -28,17 +28,21 @@ HOST_ALIVE_SERVICE_DOWN = "host_alive_service_down"
 HEARTBEAT_PATH_BROKEN = "heartbeat_path_broken"
 INSUFFICIENT_EVIDENCE = "insufficient_evidence"
 LOCAL_DISK = "local_disk"
+STORAGE_UNDECLARED = "storage_undeclared"
 BUSY = "busy"
 COOLDOWN = "cooldown"
 NOT_IMPROVING = "not_improving"
 NOT_MIGRATABLE = "not_migratable"
 VMS_REMAIN = "vms_remain"
+ALREADY_HANDLED = "already_handled"
 # Capacity codes (keyvrm.scheduling.capacity) are reasons too:
 # cpu_depleted, ram_depleted, hugepages_depleted, no_inventory, quota_exceeded,
 # no_online_hypervisor, vm_not_on_expected_host.
 
 # Reasons that make an HA/LB event end in the error state (SPEC 4).
 ERROR_CODES = frozenset({NO_FENCER, FENCING_IMPOSSIBLE, MIXED_HUGEPAGES, MASS_FAILURE_GUARD})
+# Alerts: nothing was done, but an operator should look (the event ends at least ``warning``).
+WARNING_CODES = frozenset({HOST_ALIVE_SERVICE_DOWN, HEARTBEAT_PATH_BROKEN, INSUFFICIENT_EVIDENCE})
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -54,6 +58,18 @@ class Reason:
     @property
     def is_error(self) -> bool:
         return self.code in ERROR_CODES
+
+    @property
+    def is_warning(self) -> bool:
+        return self.code in WARNING_CODES
+
+
+def state_of(found) -> str:
+    """The event state a run that created nothing ends in: error, warning (an alert) or healthy."""
+    found = tuple(found)
+    if any(reason.is_error for reason in found):
+        return "error"
+    return "warning" if any(reason.is_warning for reason in found) else "healthy"
 
 
 def disabled() -> Reason:
@@ -126,8 +142,9 @@ def excluded_by_metadata(vm_id: str, key: str, host: Optional[str] = None) -> Re
 
 
 def mass_failure_guard(aggregate: str, condemned: int, total: int, max_share: float) -> Reason:
-    return Reason(MASS_FAILURE_GUARD, "%d of %d hypervisors of %s condemned at once (more than"
-                  " %g%%): looks like a partition or a monitoring fault, nothing fenced" % (
+    return Reason(MASS_FAILURE_GUARD, "%d of %d hypervisors of %s newly condemned at once (more than"
+                  " %g%%, [ha] mass_failure_share): looks like a partition or a monitoring fault,"
+                  " nothing fenced" % (
                       condemned, total, aggregate, max_share * 100),
                   detail=(("condemned", condemned), ("total", total)))
 
@@ -151,9 +168,30 @@ def insufficient_evidence(host: str, missing: str) -> Reason:
                   " insufficient evidence, no fencing" % (host, missing), host=host)
 
 
+def source_missing(aggregate: str, source: str, error) -> Reason:
+    """A source HA judges hosts by failed this cycle: not evidence of health (SPEC 3 step 4)."""
+    return Reason(INSUFFICIENT_EVIDENCE, "the %s source failed this cycle (%s): the hosts of %s cannot"
+                  " be judged by it; insufficient evidence, nothing fenced on its account" % (
+                      source, error or "no answer", aggregate), detail=(("source", source),))
+
+
+def already_handled(host: str, state: str) -> Reason:
+    """A condemned host an HA run owns or has handled (it neither counts for the guard nor is fenced again)."""
+    return Reason(ALREADY_HANDLED, "host %s is already in KeyVRM state %s (an earlier HA run); an admin"
+                  " returns it to service with `openstack keyvrm hypervisor restore %s`" % (host, state, host),
+                  host=host, detail=(("state", state),))
+
+
 def local_disk(vm_id: str, host: str) -> Reason:
-    return Reason(LOCAL_DISK, "VM %s has a local root disk: not evacuated (allow_rebuild is"
-                  " off)" % vm_id, vm_id=vm_id, host=host)
+    return Reason(LOCAL_DISK, "VM %s has its root disk on %s's local storage (aggregate storage_mode"
+                  " local): not evacuated, a rebuild would lose the disk ([executor]"
+                  " allow_rebuild_local_disk is off)" % (vm_id, host), vm_id=vm_id, host=host)
+
+
+def storage_undeclared(aggregate: str) -> Reason:
+    return Reason(STORAGE_UNDECLARED, "aggregate %s has HA in its marker but no storage_mode: HA does"
+                  " not run until an operator declares where its instance disks live (shared, e.g."
+                  " Ceph RBD or NFS; or local)" % aggregate)
 
 
 def busy(vm_id: Optional[str], host: Optional[str]) -> Reason:

@@ -86,7 +86,7 @@ def _capacity_bound(index, agg_name, fenced, evacuable):
 
 def _evacuable(index, hosts):
     return [vm for h in hosts for vm in index.vms_on(h)
-            if not vm.no_evac and not vm.local_disk]
+            if not vm.no_evac and not vm.image_backed]
 
 
 def _ha_plan(snap, index, fenced_by_agg):

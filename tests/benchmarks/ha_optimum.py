@@ -60,7 +60,7 @@ def evacuable_vms(index, fenced, busy, allow_rebuild=False):
         if host in busy.hosts:
             continue
         for vm in index.vms_on(host):
-            if vm.no_evac or vm.id in busy.vms or (vm.local_disk and not allow_rebuild):
+            if vm.no_evac or vm.id in busy.vms or (vm.image_backed and not allow_rebuild):
                 continue
             out.append(vm)
     return out

@@ -5,7 +5,7 @@ from keyvrm.fencing import base as fencing_base
 from keyvrm.fencing import factory
 
 HA_AGG, LB_AGG = "agg-001", "agg-002"  # hosts cmp-00001..4 and cmp-00005..8
-ON = {"marker": "HA", "no_op_mode": False}
+ON = {"marker": "HA", "no_op_mode": False, "storage_mode": "shared"}
 # The small hosts (32 vCPUs, 3 VMs) use 11-15 % CPU; an overloaded one (its VMs at their
 # flavors' limit) 15.6 %: balance on CPU alone, overloaded above 15 %.
 CPU_LB = {"no_op_mode": False, "lb_weights": {"cpu": 1.0, "ram": 0.0, "net": 0.0, "hugepages": 0.0},
@@ -53,7 +53,7 @@ def test_ha_evacuates_a_dead_host_and_puts_it_in_maintenance(make_region):
 def test_ha_lb_runs_no_lb_in_a_cycle_where_ha_acted(make_region):
     emb = make_region(dies("cmp-00005", at="2m"))
     emb.configure(app={"enabled": True, "lb_recommendations_auto_run": True},
-                  aggregates={LB_AGG: {"marker": "HA+LB", "no_op_mode": False, "lb_period": 60}})
+                  aggregates={LB_AGG: dict(ON, marker="HA+LB", lb_period=60)})
     run_cycles(emb, 5)
     ha_cycles = {e["cycle_id"] for e in events_of(emb, LB_AGG, "HA") if e["reason_code"] == "recommendations_final"}
     lb_cycles = {e["cycle_id"] for e in events_of(emb, LB_AGG, "LB")}
@@ -161,3 +161,18 @@ def test_diagnostics_a_vm_excluded_by_metadata_stays_and_its_reason_is_recorded(
     assert "VM %s excluded by metadata key ha_no_evacuate" % kept.id in acted[0]["reason"]
     assert "[vms_remain]" in acted[0]["reason"] and acted[0]["state"] == "warning"
     assert db_api.get_hypervisor_state(emb.db, "cmp-00001")["state"] == "error"  # not empty: no maintenance
+
+
+def test_a_nova_outage_is_insufficient_evidence_on_the_event_and_the_cycle(make_region):
+    # the host dies at 1m; Nova answers 503 from 1m to 11m: nothing is fenced while Nova is silent
+    emb = make_region(dies("cmp-00001") + "  - at: 1m\n    fault: nova_api_503\n    duration: 10m\n")
+    emb.configure(app={"enabled": True}, aggregates={HA_AGG: ON})
+    emb.advance(90)
+    run_cycles(emb, 2)
+    ha_events = events_of(emb, HA_AGG, "HA")
+    assert [(e["reason_code"], e["state"]) for e in ha_events] == [("insufficient_evidence", "warning")] * 2
+    assert "the nova source failed this cycle" in ha_events[-1]["reason"]
+    assert db_api.list_recommendations(emb.db) == []
+    assert db_api.get_hypervisor_state(emb.db, "cmp-00001")["state"] == "ok"
+    cycle = db_api.page_cycles(emb.db, 1)[0]
+    assert cycle["reason_code"] == "sources_failed" and "nova failed" in cycle["reason"]

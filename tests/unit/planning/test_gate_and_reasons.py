@@ -26,8 +26,22 @@ def test_gate_stops_with_its_reason(app, agg, code):
 @pytest.mark.parametrize("marker,ha,lb", [("HA", True, False), ("LB", False, True),
                                           ("HA+LB", True, True)])
 def test_gate_runs_what_the_marker_says(marker, ha, lb):
-    result = gate.aggregate_gate(AppConfig(enabled=True), _agg(marker=marker, no_op_mode=False))
+    result = gate.aggregate_gate(AppConfig(enabled=True),
+                                 _agg(marker=marker, no_op_mode=False, storage_mode="shared"))
     assert (result.run_ha, result.run_lb, result.reason) == (ha, lb, None)
+
+
+@pytest.mark.parametrize("marker,lb", [("HA", False), ("HA+LB", True)])
+def test_ha_does_not_run_until_the_storage_mode_is_declared(marker, lb):
+    result = gate.aggregate_gate(AppConfig(enabled=True), _agg(marker=marker, no_op_mode=False))
+    assert (result.run_ha, result.run_lb) == (False, lb)
+    assert result.reason.code == reasons.STORAGE_UNDECLARED
+    assert "storage_mode" in result.reason.message
+
+
+def test_lb_alone_needs_no_storage_mode():
+    result = gate.aggregate_gate(AppConfig(enabled=True), _agg(marker="LB", no_op_mode=False))
+    assert (result.run_ha, result.run_lb, result.reason) == (False, True, None)
 
 
 def test_noop_reason_is_in_the_message():

@@ -107,3 +107,45 @@ def test_ha_never_evacuates_unfenced_host():
     plan = ha.plan_evacuation(snap, AppConfig(), b.agg_config(), m.BusySet(),
                               detection.to_fence)
     assert detection.to_fence == () and plan.moves == ()
+
+
+def _dead(name):
+    return b.host(name, state=m.SERVICE_DOWN, heartbeat_age_s=999)
+
+
+def test_hosts_already_handled_neither_count_toward_the_guard_nor_are_fenced_again():
+    handled = {"d0": "maintenance", "d1": "maintenance"}
+    result = _detect([_dead("d0"), _dead("d1"), _dead("d2")] + _healthy(2), handled=handled)
+    assert result.to_fence == ("d2",)
+    assert [r.code for r in result.reasons] == [reasons.ALREADY_HANDLED] * 2
+    assert "hypervisor restore d0" in result.reasons[0].message
+
+
+def test_the_guard_weighs_new_failures_against_the_whole_aggregate():
+    handled = {"d0": "maintenance"}
+    result = _detect([_dead("d0"), _dead("d1"), _dead("d2"), _dead("d3")] + _healthy(1), handled=handled)
+    assert result.to_fence == ()
+    guard = [r for r in result.reasons if r.code == reasons.MASS_FAILURE_GUARD][0]
+    assert guard.message.startswith("3 of 5 hypervisors")
+
+
+def test_only_handled_hosts_failing_needs_no_fencer():
+    result = _detect([_dead("d0")] + _healthy(2), AppConfig(ha_fence_nova=False), handled={"d0": "error"})
+    assert [r.code for r in result.reasons] == [reasons.ALREADY_HANDLED]
+    assert result.state == "healthy"
+
+
+def test_a_nova_outage_is_insufficient_evidence_not_health():
+    snap = b.snapshot([], failed_sources=(m.SOURCE_NOVA,))
+    result = ha.detect_failures(snap, AppConfig(), b.AGG, heartbeat_stale_after_s=STALE_S, now_s=b.NOW_S)
+    assert result.to_fence == ()
+    assert [r.code for r in result.reasons] == [reasons.INSUFFICIENT_EVIDENCE]
+    assert "nova source failed" in result.reasons[0].message
+    assert result.state == "warning"
+
+
+@pytest.mark.parametrize("state,age", [(m.SERVICE_DOWN, 5.0), (m.SERVICE_UP, 120.0)])
+def test_an_alert_without_fencing_leaves_the_event_in_warning(state, age):
+    result = _detect([b.host("odd", state=state, heartbeat_age_s=age)] + _healthy(3))
+    assert result.to_fence == ()
+    assert result.state == "warning"

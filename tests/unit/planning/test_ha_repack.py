@@ -135,7 +135,7 @@ def test_second_chance_keeps_invariants_and_every_vm_the_ordered_pass_placed(sna
     ctx = build_context(snap, snap.aggregates[0].name, app.nova_filters, m.BusySet())
     index = snap.index()
     evacuable = [vm for host in sorted(fenced) for vm in index.vms_on(host)
-                 if not vm.no_evac and not vm.local_disk]
+                 if not vm.no_evac and not vm.image_backed]
     first = ha.ordered_pass(ctx, ha.evacuation_order(evacuable), frozenset(fenced), {})
     planned = {mv.vm_id for mv in plan.moves}
     assert set(first.targets) <= planned

@@ -86,7 +86,7 @@ def test_ha_plan_invariants(snap, data):
         assert mv.target not in busy.hosts and mv.source not in busy.hosts
         assert mv.vm_id not in busy.vms
         assert not vm.no_evac
-        assert allow_rebuild or not vm.local_disk
+        assert allow_rebuild or not vm.image_backed
     assert len({mv.vm_id for mv in plan.moves}) == len(plan.moves)
     _assert_capacity_and_groups(snap, plan.moves)
     assert plan == ha.plan_evacuation(snap, APP, _config(snap), busy, fenced,

@@ -7,10 +7,10 @@ GROUP = "ha"
 opts = [
     cfg.FloatOpt("mass_failure_share", default=0.5, min=0.0, max=1.0,
                  help="Mass-failure guard: when more than one host, and more than this share of "
-                      "an aggregate's hosts not already handled by KeyVRM, are condemned in one "
-                      "cycle, nothing is fenced and an alert is raised (a partition or a "
-                      "monitoring fault looks like that). Hosts KeyVRM already fenced, evacuated "
-                      "or put in maintenance do not count."),
+                      "an aggregate's hosts, are newly condemned in one cycle, nothing is fenced "
+                      "and an alert is raised (a partition or a monitoring fault looks like "
+                      "that). Hosts KeyVRM already fenced, evacuated or put in maintenance do "
+                      "not count."),
     cfg.BoolOpt("fast_path", default=True,
                 help="Watch heartbeats and compute services between cycles: a host whose "
                      "heartbeat goes stale or whose compute service goes down in an HA aggregate "

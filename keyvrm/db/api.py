@@ -429,13 +429,19 @@ def busy_set(db):
 
 
 def add_operation(db, rec_id, kind, attempt, message=None, error=None, duration_s=None):
-    """Append one line to a recommendation's journal."""
+    """Append one line to a recommendation's journal; the recommendation's ``attempts`` follows it.
+
+    ``attempts`` is the highest attempt the journal names, raised in the same transaction
+    by a conditional UPDATE (never lowered, whatever the order concurrent lines commit in).
+    """
     _check_choice("kind", kind, models.OPERATION_KINDS)
     with db.writer() as session:
         if session.get(models.Recommendation, rec_id) is None:
             raise exception.InvalidField("recommendation_id", f"recommendation {rec_id} not found")
         session.add(models.Operation(recommendation_id=rec_id, kind=kind, attempt=attempt,
                                      message=message, error=error, duration_s=duration_s))
+        rec = models.Recommendation
+        session.execute(sa.update(rec).where(rec.id == rec_id, rec.attempts < attempt).values(attempts=attempt))
 
 
 def list_operations(db, rec_id):

@@ -5,7 +5,8 @@ only when ``fencing.step.fence_host`` confirmed it (every enabled fencer proved 
 fence). Round 1 plans every VM of the fenced hosts from the cycle's snapshot; round 2
 re-plans, from a fresh snapshot, only the VMs whose round-1 recommendation failed. An
 emptied host goes to maintenance; one where VMs remain gets KeyVRM's error state and a
-stop request per remaining VM. Each step records its reasons on the event, so a run that
+record that its remaining VMs are down with it (a stop is sent only where it can take
+effect, see ``executor.post``). Each step records its reasons on the event, so a run that
 did nothing says why. Every task may run again after a crash without repeating what is
 recorded: the event is found by (cycle, aggregate, kind), a recommendation by (event, VM,
 round), a host already given its outcome by this event is left alone. A condemned host is
@@ -185,7 +186,7 @@ class PlanSecondRound(_Task):
 
 
 class FinishHosts(_Task):
-    """Maintenance for each emptied host, else error state and a stop request per remaining VM."""
+    """Maintenance for each emptied host, else error state; remaining VMs recorded down (or stopped)."""
 
     def __init__(self, resources):
         super().__init__(resources, "ha_finish_hosts", provides="host_states")
@@ -194,22 +195,18 @@ class FinishHosts(_Task):
         if not fenced:
             return {}
         res = self.resources
-        stopped = {r["vm_id"] for r in db_api.list_recommendations(res.db, event_id=ha_event_id)
-                   if r["action"] == "stop"}
         servers = res.cloud.list_servers()
         settings = res.conf.executor
         states, found = {}, []
         for host in fenced:
             remaining = sorted(vm.id for vm in servers if vm.host == host)
-            if stopped & set(remaining):  # this event already gave the host its outcome
-                states[host] = db_api.get_hypervisor_state(res.db, host)["state"]
-                continue
+            # a re-run finds what this event already recorded or asked for
             outcome = post.finish_evacuated_host(res.db, res.cloud, host, ha_event_id, remaining,
                                                  clock=res.clock, timeouts=settings.lifecycle_timeouts_s,
                                                  poll_interval_s=settings.poll_interval_s)
             states[host] = outcome.state
             if remaining:
-                found.append(reasons.vms_remain(host, len(remaining)))
+                found.append(reasons.vms_remain(host, len(remaining), down=bool(outcome.down_vm_ids)))
             LOG.info("host %s: %s (%s)", host, outcome.state, outcome.reason)
         events.add_reasons(res.db, ha_event_id, found)
         return states

@@ -402,25 +402,3 @@ def replan_evacuation(snapshot, app_config, agg_config, busy: m.BusySet, fenced_
         avoid[vm_id] = failed_target
     moves, placed_reasons = _place(ctx, evacuation_order(candidates), fenced, 2, avoid)
     return Plan(tuple(moves), tuple(found + placed_reasons))
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class HostOutcome:
-    """What becomes of a fenced host once the evacuation rounds are over (SPEC 5.6)."""
-
-    host: str
-    maintenance: bool
-    stop_vm_ids: tuple = ()
-    reason: Optional[reasons.Reason] = None
-
-
-def host_outcome_after_evacuation(host: str, remaining_vm_ids) -> HostOutcome:
-    """Decide maintenance or error for a fenced host from the VMs still on it.
-
-    An emptied host goes to maintenance; one with VMs left (no_evac, no capacity, failed)
-    goes to KeyVRM's error state, with a stop request for each remaining VM.
-    """
-    remaining = tuple(sorted(remaining_vm_ids))
-    if not remaining:
-        return HostOutcome(host, True)
-    return HostOutcome(host, False, remaining, reasons.vms_remain(host, len(remaining)))

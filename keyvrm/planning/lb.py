@@ -237,6 +237,8 @@ def plan_balancing(snapshot, app_config, agg_config, busy: m.BusySet = m.BusySet
                         key=lambda n: (-balancer.scores[n], n))
     if not overloaded:
         return Plan((), tuple(found + [reasons.no_overload(aggregate, threshold)]))
+    # what this run acts on comes first: it names the event, not an unscored dead host
+    found.insert(0, reasons.overloaded(aggregate, threshold, [(n, balancer.scores[n]) for n in overloaded]))
     for source in overloaded:
         if source in busy.hosts:
             found.append(reasons.busy(None, source))

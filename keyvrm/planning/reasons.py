@@ -16,6 +16,7 @@ NO_MARKER = "no_marker"
 NO_FILTERS = "no_filters"
 LB_TOO_EARLY = "lb_too_early"
 NO_OVERLOAD = "no_overload"
+OVERLOADED = "overloaded"
 NO_TARGET = "no_target"
 NO_FENCER = "no_fencer"
 FENCING_IMPOSSIBLE = "fencing_impossible"
@@ -96,6 +97,14 @@ def lb_too_early(aggregate: str, wait_s: float) -> Reason:
 def no_overload(aggregate: str, threshold_pct: float) -> Reason:
     return Reason(NO_OVERLOAD, "no hypervisor of %s above %g%% syn_score" % (
         aggregate, threshold_pct))
+
+
+def overloaded(aggregate: str, threshold_pct: float, scores) -> Reason:
+    """The hypervisors an LB run balances, worst first: ``scores`` is [(host, syn_score %)]."""
+    listed = ", ".join("%s %.1f%%" % (host, score) for host, score in scores)
+    return Reason(OVERLOADED, "%d hypervisor%s of %s above %g%% syn_score: %s" % (
+        len(scores), "" if len(scores) == 1 else "s", aggregate, threshold_pct, listed),
+        detail=tuple((host, round(score, 1)) for host, score in scores))
 
 
 def no_target(subject: str, rejections: dict, vm_id: Optional[str] = None,
@@ -215,7 +224,8 @@ def not_migratable(vm_id: str, host: str, status: str, task_state: Optional[str]
         vm_id, status, "/" + task_state if task_state else ""), vm_id=vm_id, host=host)
 
 
-def vms_remain(host: str, count: int) -> Reason:
-    return Reason(VMS_REMAIN, "%d VM(s) remain on fenced host %s: host in error, remaining VMs"
-                  " to be stopped, no maintenance" % (count, host), host=host,
-                  detail=(("remaining", count),))
+def vms_remain(host: str, count: int, down: bool = True) -> Reason:
+    what = ("down with the host (nothing sent to Nova)" if down
+            else "stop requested (the fence left the host running)")
+    return Reason(VMS_REMAIN, "%d VM(s) remain on fenced host %s: host in error, no maintenance;"
+                  " remaining VMs %s" % (count, host, what), host=host, detail=(("remaining", count),))

@@ -1,4 +1,4 @@
-"""HA post-steps: an empty host goes to maintenance; remaining VMs get journaled stop requests."""
+"""HA post-steps: an empty host goes to maintenance; remaining VMs are down with it, or stopped where that can work."""
 
 from keyvrm.db import api as db_api
 from keyvrm.drivers.cloud.sim import SimCloudDriver
@@ -23,8 +23,49 @@ def test_an_empty_host_goes_to_maintenance_with_its_service_disabled_and_a_reaso
     assert state["state"] == "maintenance" and state["reason"] == host.disabled_reason
 
 
-def test_remaining_vms_put_the_host_in_error_and_each_gets_a_journaled_stop(sqlite_db):
+def _fenced_by(db, host, *fencers):
+    db_api.set_hypervisor_state(db, host, "fenced", fencing=[
+        {"fencer": name, "host": host, "confirmed": True} for name in fencers])
+
+
+def test_vms_left_on_a_powered_off_host_are_recorded_down_and_nothing_is_sent_to_nova(sqlite_db):
     region = h.small_region()
+    h.source_down(region)
+    _fenced_by(sqlite_db, h.SOURCE, "ipmi", "nova")
+    event_id = db_api.create_event(sqlite_db, "agg-001", "HA", "HA")
+    vm_ids = [vm.id for vm in region.hosts[h.SOURCE].vms]
+    clock = h.RegionClock(region)
+    outcome = post.finish_evacuated_host(sqlite_db, SimCloudDriver(region), h.SOURCE, event_id, vm_ids,
+                                         clock=clock, timeouts=h.TIMEOUTS_S)
+    assert (outcome.state, outcome.stops, outcome.down_vm_ids) == ("error", (), tuple(vm_ids))
+    assert clock.slept_s == 0  # never waits on a dead host
+    assert db_api.list_recommendations(sqlite_db, event_id=event_id) == []
+    assert all(region.vms[v].status == "ACTIVE" for v in vm_ids)  # Nova was asked nothing
+    state = db_api.get_hypervisor_state(sqlite_db, h.SOURCE)
+    assert state["state"] == "error" and "ipmi, nova confirmed" in state["reason"]
+    assert state["fencing"][0]["fencer"] == "ipmi"  # the fencing record is kept
+    [entry] = db_api.list_vm_history(sqlite_db, vm_ids[0])
+    assert (entry["action"], entry["status"]) == ("stop", "down_with_host")
+    assert "left on fenced host %s by event %s" % (h.SOURCE, event_id) in entry["message"]
+    again = post.finish_evacuated_host(sqlite_db, SimCloudDriver(region), h.SOURCE, event_id, vm_ids,
+                                       clock=clock, timeouts=h.TIMEOUTS_S)
+    assert again.down_vm_ids == tuple(vm_ids) and len(db_api.list_vm_history(sqlite_db, vm_ids[0])) == 1
+
+
+def test_a_host_whose_compute_service_is_down_gets_no_stop_even_without_a_power_fence(sqlite_db):
+    region = h.small_region()
+    h.source_down(region)
+    _fenced_by(sqlite_db, h.SOURCE, "ceph")
+    event_id = db_api.create_event(sqlite_db, "agg-001", "HA", "HA")
+    vm_id = h.vm_on(region, h.SOURCE).id
+    outcome = _finish(sqlite_db, region, h.SOURCE, event_id, [vm_id])
+    assert outcome.down_vm_ids == (vm_id,) and outcome.stops == ()
+    assert "forced down" in db_api.get_hypervisor_state(sqlite_db, h.SOURCE)["reason"]
+
+
+def test_a_host_the_fence_left_running_gets_a_journaled_stop_per_remaining_vm(sqlite_db):
+    region = h.small_region()
+    _fenced_by(sqlite_db, h.SOURCE, "ceph")
     event_id = db_api.create_event(sqlite_db, "agg-001", "HA", "HA")
     vm_ids = [vm.id for vm in region.hosts[h.SOURCE].vms]
     outcome = _finish(sqlite_db, region, h.SOURCE, event_id, vm_ids)
@@ -40,25 +81,47 @@ def test_remaining_vms_put_the_host_in_error_and_each_gets_a_journaled_stop(sqli
     assert not db_api.get_vm_state(sqlite_db, vm_ids[0])["locked"]
 
 
-def test_a_stop_that_the_dead_host_never_carries_out_ends_stop_failed_at_the_timeout(sqlite_db):
+class _LostStops(SimCloudDriver):
+    """Nova accepts every stop and never carries it out."""
+
+    def stop_server(self, server_id):
+        return None
+
+
+def test_an_operator_cancels_a_stop_that_is_being_followed(sqlite_db):
     region = h.small_region()
-    h.source_down(region)  # nova-compute gone: the stop cast is lost
+    _fenced_by(sqlite_db, h.SOURCE, "ceph")
     event_id = db_api.create_event(sqlite_db, "agg-001", "HA", "HA")
     vm_id = h.vm_on(region, h.SOURCE).id
     clock = h.RegionClock(region)
-    outcome = post.finish_evacuated_host(sqlite_db, SimCloudDriver(region), h.SOURCE, event_id,
-                                         [vm_id], clock=clock, timeouts=h.TIMEOUTS_S)
-    [stop] = outcome.stops
-    assert stop.status == "failed" and "not SHUTOFF by the stopping timeout" in stop.message
-    assert clock.slept_s == h.TIMEOUTS_S["stopping"]
-    state = db_api.get_vm_state(sqlite_db, vm_id)
-    assert not state["locked"] and state["failure_state"] == "stop_failed"
-    history = db_api.list_vm_history(sqlite_db, vm_id)
-    assert [(e["action"], e["status"]) for e in history] == [("stop", "failed")]
+    cloud = _LostStops(region)
+    stops = post._StopRequests(sqlite_db, cloud, h.SOURCE, event_id, clock, h.TIMEOUTS_S)
+    stops.request(vm_id)
+    [rec] = db_api.list_recommendations(sqlite_db, event_id=event_id)
+    db_api.request_recommendation_cancel(sqlite_db, rec["id"], "operator")
+    [stop] = stops.follow(5.0)
+    assert stop.status == "cancelled" and "cancel requested by operator" in stop.message
+    assert clock.slept_s == 0
+    assert not db_api.get_vm_state(sqlite_db, vm_id)["locked"]
+
+
+def test_a_restarted_post_step_follows_the_stop_it_had_asked_for(sqlite_db):
+    region = h.small_region()
+    _fenced_by(sqlite_db, h.SOURCE, "ceph")
+    event_id = db_api.create_event(sqlite_db, "agg-001", "HA", "HA")
+    vm_id = h.vm_on(region, h.SOURCE).id
+    clock = h.RegionClock(region)
+    first = post._StopRequests(sqlite_db, SimCloudDriver(region), h.SOURCE, event_id, clock, h.TIMEOUTS_S)
+    first.request(vm_id)  # the engine dies here, before following it
+    outcome = _finish(sqlite_db, region, h.SOURCE, event_id, [vm_id])
+    assert [s.status for s in outcome.stops] == ["succeeded"]
+    assert len(db_api.list_recommendations(sqlite_db, event_id=event_id)) == 1
+    assert region.vms[vm_id].status == "SHUTOFF"
 
 
 def test_a_vm_already_shutoff_counts_as_stopped(sqlite_db):
     region = h.small_region()
+    _fenced_by(sqlite_db, h.SOURCE, "ceph")
     vm = h.vm_on(region, h.SOURCE)
     vm.status, vm.running = "SHUTOFF", False
     event_id = db_api.create_event(sqlite_db, "agg-001", "HA", "HA")

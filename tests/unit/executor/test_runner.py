@@ -60,6 +60,7 @@ def test_evacuated_vm_that_was_shutoff_stays_shutoff(sqlite_db):
     assert _run(sqlite_db, SimCloudDriver(region), rec_id, region) == "succeeded"
     assert vm.host == h.TARGET and vm.status == "SHUTOFF"
     assert h.kinds(sqlite_db, rec_id) == ["start", "prepare", "execute", "success"]
+    assert db_api.get_recommendation(sqlite_db, rec_id)["attempts"] == 1
 
 
 def test_stuck_migration_times_out_to_migration_failed_and_unlocks_the_vm(sqlite_db):
@@ -116,6 +117,7 @@ def test_alternating_errors_stop_at_max_attempts(sqlite_db):
     assert [op["kind"] for op in ops].count("retry") == 2
     assert ops[-1]["message"] == "giving up: 3 attempts made (executor_max_attempts)"
     assert vm.host == h.SOURCE and not region.migrations
+    assert db_api.get_recommendation(sqlite_db, rec_id)["attempts"] == 3
 
 
 def test_inactive_port_binding_on_the_target_is_deleted_before_the_retry(sqlite_db):

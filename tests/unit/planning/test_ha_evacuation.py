@@ -137,18 +137,6 @@ def test_plan_is_deterministic():
     assert _plan(hosts, vms) == _plan(hosts, vms)
 
 
-def test_emptied_host_goes_to_maintenance():
-    outcome = ha.host_outcome_after_evacuation(DEAD, [])
-    assert outcome.maintenance and outcome.stop_vm_ids == ()
-
-
-def test_host_with_remaining_vms_is_in_error_and_they_are_stopped():
-    outcome = ha.host_outcome_after_evacuation(DEAD, ["b", "a"])
-    assert not outcome.maintenance
-    assert outcome.stop_vm_ids == ("a", "b")
-    assert outcome.reason.code == reasons.VMS_REMAIN
-
-
 def test_busy_fenced_host_is_never_a_source():
     plan = _plan([_dead(), b.host("h1")], [b.vm("a", DEAD)],
                  busy=m.BusySet(hosts=frozenset({DEAD})))

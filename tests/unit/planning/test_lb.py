@@ -130,3 +130,12 @@ def test_anti_affinity_respected_by_lb():
 def test_lb_plan_is_deterministic():
     hosts, vms = _hot_region()
     assert _plan(hosts, vms) == _plan(hosts, vms)
+
+
+def test_the_overload_acted_on_leads_the_reasons_not_a_dead_hosts_missing_metrics():
+    hosts, vms = _hot_region()
+    plan = _plan([b.host("dead")] + hosts, vms)
+    assert plan.moves
+    codes = [r.code for r in plan.reasons]
+    assert codes[0] == reasons.OVERLOADED and reasons.NO_METRICS in codes
+    assert plan.reasons[0].message == "1 hypervisor of %s above 80%% syn_score: hot 90.0%%" % b.AGG

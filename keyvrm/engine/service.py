@@ -15,6 +15,9 @@ Topology
   never expire, so each engine refreshes a liveness key every tick and a reaper in every
   engine abandons jobs of conductors whose key expired; they are then claimed anew and
   resume from the database. A restarted engine takes back its own jobs at once.
+* **Fast path** (``[ha] fast_path``): the leader also watches heartbeats and compute
+  services every ``[ha] watch_interval`` seconds (``keyvrm.engine.fastpath``); a host
+  whose signal turns bad starts a cycle at once instead of at the next period.
 * **Stop** (SIGTERM): stop taking work, let running tasks finish, suspend their flows
   (persisted, resumable), hand jobs back to the board, release the leader lock.
 """
@@ -34,6 +37,7 @@ from keyvrm import clock as keyvrm_clock
 from keyvrm.db import api as db_api
 from keyvrm.engine import conductor as engine_conductor
 from keyvrm.engine import dispatch
+from keyvrm.engine import fastpath
 from keyvrm.engine import leader as engine_leader
 from keyvrm.engine import persistence as engine_persistence
 from keyvrm.engine import reaper
@@ -97,6 +101,8 @@ class Engine:
         self._rpc_server = None
         self._schedule = engine_schedule.Schedule()
         self._last_reap = float("-inf")
+        self._watch = None
+        self._fast_cycle_owed = False
         self.name = conf.engine.conductor_name
         self.persistence = None
         self.dispatcher = None
@@ -135,9 +141,33 @@ class Engine:
         if ec.rpc_enabled:
             self._start_rpc()
         self._spawn(self._loop, "keyvrm-engine-loop")
+        if self._conf.ha.fast_path:
+            self._spawn(self._watch_loop, "keyvrm-fast-path")
         LOG.info("engine %s started (%s, %s); %d unfinished flows resumed", self.name,
                  "jobboard" if ec.jobboard_url else "local flows",
                  "elected schedule" if ec.coordination_url else "sole scheduler", self.resumed_count)
+
+    def watch_once(self) -> bool:
+        """One look of the HA fast path (leader only); whether a cycle was started for it.
+
+        A turn for the worse that finds a MasterFlow running is kept, and the cycle starts
+        at a later look once that one has finished.
+        """
+        if not self.is_leader:
+            return False
+        if self._watch is None:
+            res = self.dispatcher.resources
+            self._watch = fastpath.FailureWatch(res.cloud, res.heartbeat, self._clock,
+                                                res.conf.heartbeat_stale_after_s)
+        turned = self._watch.look()
+        if turned:
+            LOG.info("fast path: %s; starting a cycle now",
+                     ", ".join("%s %s" % (host, why) for host, why in sorted(turned.items())))
+            self._fast_cycle_owed = True
+        if self._fast_cycle_owed and self.run_cycle_now():
+            self._fast_cycle_owed = False
+            return True
+        return False
 
     def run_cycle_now(self) -> bool:
         """Start a MasterFlow now, whoever leads (an operator's "cycle now"); False if one is still running.
@@ -207,6 +237,14 @@ class Engine:
             except Exception:
                 LOG.exception("engine tick failed; retrying at the next one")
             self._stopping.wait(self.tick_s)
+
+    def _watch_loop(self):
+        while not self._stopping.is_set():
+            try:
+                self.watch_once()
+            except Exception:
+                LOG.exception("fast path look failed; retrying at the next one")
+            self._stopping.wait(self._conf.ha.watch_interval)
 
     def _tick(self):
         if self._liveness is not None and not self._liveness.beat(self.name):

@@ -1,4 +1,4 @@
-"""The engine's schedule: a MasterFlow per period on the grid, none while one runs, "cycle now" likewise."""
+"""The engine: a MasterFlow per period on the grid, none while one runs, "cycle now" likewise; the fast path."""
 
 from oslo_config import cfg
 
@@ -6,6 +6,8 @@ from keyvrm import conf as keyvrm_conf
 from keyvrm.db import api as db_api
 from keyvrm.engine import leader
 from keyvrm.engine import service
+from keyvrm.flows.resources import FlowSettings
+from keyvrm.model.snapshot import ComputeService
 
 
 class Clock:
@@ -75,3 +77,72 @@ def test_cycle_now_is_refused_while_a_master_flow_runs(sqlite_db):
     engine.dispatcher.pending.clear()
     assert engine.run_cycle_now() is True
     assert engine.dispatcher.dispatched == ["master"]
+
+
+class Services:
+    """Compute services and heartbeats a test turns bad (the two signals the fast path watches)."""
+
+    def __init__(self, hosts, clock):
+        self.clock = clock
+        self.down = set()
+        self.beats = {host: clock.now_s for host in hosts}
+        self.reads = 0
+
+    def list_compute_services(self):
+        self.reads += 1
+        return [ComputeService(host, state="down" if host in self.down else "up") for host in self.beats]
+
+    def last_heartbeats(self):
+        return dict(self.beats)
+
+
+def fast_engine(sqlite_db, clock, hosts=("h1", "h2")):
+    engine = engine_at(sqlite_db, clock)
+    services = Services(hosts, clock)
+    engine.dispatcher.resources = type("Resources", (), {
+        "db": sqlite_db, "cloud": services, "heartbeat": services,
+        "conf": FlowSettings(heartbeat_stale_after_s=30.0)})()
+    return engine, services
+
+
+def test_fast_path_starts_a_cycle_when_a_compute_service_goes_down_and_once_only(sqlite_db):
+    clock = Clock(1000.0)
+    engine, services = fast_engine(sqlite_db, clock)
+    assert engine.watch_once() is False  # the first look learns the states
+    services.down.add("h1")
+    assert engine.watch_once() is True
+    assert engine.dispatcher.dispatched == ["master"]
+    assert engine.watch_once() is False  # still down: not again
+    assert engine.dispatcher.dispatched == ["master"]
+
+
+def test_fast_path_starts_a_cycle_when_a_heartbeat_goes_stale(sqlite_db):
+    clock = Clock(1000.0)
+    engine, services = fast_engine(sqlite_db, clock)
+    engine.watch_once()
+    clock.now_s = 1020.0
+    services.beats["h1"] = 1020.0
+    assert engine.watch_once() is False  # h2 is 20 s old: fresh
+    clock.now_s = 1031.0
+    assert engine.watch_once() is True  # h2 is 31 s old: stale
+
+
+def test_a_failure_seen_while_a_master_flow_runs_starts_a_cycle_once_it_is_over(sqlite_db):
+    clock = Clock(1000.0)
+    engine, services = fast_engine(sqlite_db, clock)
+    engine.watch_once()
+    engine.dispatcher.pending.add("master")
+    services.down.add("h2")
+    assert engine.watch_once() is False
+    engine.dispatcher.pending.clear()
+    assert engine.watch_once() is True
+    assert engine.dispatcher.dispatched == ["master"]
+
+
+def test_fast_path_is_the_leaders_only(sqlite_db):
+    clock = Clock(1000.0)
+    engine, services = fast_engine(sqlite_db, clock)
+    engine.leader = type("Follower", (), {"is_leader": False})()
+    engine.watch_once()
+    services.down.add("h1")
+    assert engine.watch_once() is False and services.reads == 0

@@ -5,8 +5,10 @@ from oslo_config import cfg
 GROUP = "executor"
 
 opts = [
-    cfg.FloatOpt("poll_interval", default=5.0, min=0.1,
-                 help="Seconds between migration status polls."),
+    cfg.FloatOpt("poll_interval", default=2.0, min=0.1,
+                 help="Seconds between migration (and server status) polls: one Nova request "
+                      "per running recommendation each time. It bounds how late KeyVRM notices "
+                      "an evacuation ended and starts the VM again."),
     cfg.FloatOpt("retry_delay", default=10.0, min=0.0,
                  help="Seconds to wait after a failed attempt (and its cleanup) before the next one."),
     cfg.URIOpt("alertmanager_url", default=None,

@@ -17,7 +17,7 @@ class ExecutorSettings:
     max_attempts: int = 3
     max_repeated_errors: int = 2
     manual_action_timeout_s: float = 30 * 60.0
-    poll_interval_s: float = 5.0
+    poll_interval_s: float = 2.0
     retry_delay_s: float = 10.0
     allow_rebuild_local_disk: bool = False
     lifecycle_timeouts_s: dict = dataclasses.field(

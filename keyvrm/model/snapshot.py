@@ -141,22 +141,38 @@ class VMMetrics:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Hypervisor:
-    """One compute host as Nova, Placement, the TSDB and the heartbeat store see it."""
+    """One compute host as Nova, Placement, the TSDB and the heartbeat store see it.
+
+    ``hugepages``: the host's HugePages pools; ``()`` = it has none, ``None`` = no source
+    reports them (no Nova or Placement API does). ``capabilities``: the attributes of
+    Nova's scheduler host state that an API reports, keyed as Nova's
+    ComputeCapabilitiesFilter names them; the OpenStack driver fills ``cpu_info`` (the
+    hypervisors API's dict: ``arch``, ``model``, ``vendor``, ``topology``, ``features``...).
+    ``hypervisor_type`` is the hypervisors API's text ("QEMU" for libvirt KVM and QEMU
+    hosts, "fake" for Nova's fake driver).
+    """
 
     name: str
     availability_zone: Optional[str] = None
     aggregates: tuple = ()
     service: Optional[ComputeService] = None
     inventories: dict = dataclasses.field(default_factory=dict)  # resource class -> Inventory
-    hugepages: tuple = ()  # of HugePages
+    hugepages: Optional[tuple] = ()  # of HugePages; None = not reported
     traits: tuple = ()
-    capabilities: dict = dataclasses.field(default_factory=dict)  # for ComputeCapabilitiesFilter
+    capabilities: dict = dataclasses.field(default_factory=dict)  # e.g. {"cpu_info": {...}}
     hypervisor_type: str = "QEMU"
     hypervisor_version: int = 0
     net_capacity_mbps: Optional[float] = None
     host_ip: Optional[str] = None
     metrics: Optional[HostMetrics] = None
     heartbeat_at: Optional[float] = None
+
+    @property
+    def cpu_arch(self) -> Optional[str]:
+        """The host CPU's architecture as Nova reports it (``cpu_info["arch"]``); None if not."""
+        cpu_info = self.capabilities.get("cpu_info")
+        arch = cpu_info.get("arch") if isinstance(cpu_info, dict) else None
+        return arch or None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -369,7 +369,8 @@ def plan_evacuation(snapshot, app_config, agg_config, busy: m.BusySet, fenced_ho
             else:
                 candidates.append(vm)
     moves, placed_reasons = _place(ctx, evacuation_order(candidates), fenced, 1, {})
-    return Plan(tuple(moves), tuple(found + placed_reasons))
+    unchecked = reasons.filter_input_unknown(ctx.selector.unchecked.summary())
+    return Plan(tuple(moves), tuple(found + placed_reasons + unchecked))
 
 
 def replan_evacuation(snapshot, app_config, agg_config, busy: m.BusySet, fenced_hosts,
@@ -401,4 +402,5 @@ def replan_evacuation(snapshot, app_config, agg_config, busy: m.BusySet, fenced_
         candidates.append(vm)
         avoid[vm_id] = failed_target
     moves, placed_reasons = _place(ctx, evacuation_order(candidates), fenced, 2, avoid)
-    return Plan(tuple(moves), tuple(found + placed_reasons))
+    unchecked = reasons.filter_input_unknown(ctx.selector.unchecked.summary())
+    return Plan(tuple(moves), tuple(found + placed_reasons + unchecked))

@@ -244,4 +244,5 @@ def plan_balancing(snapshot, app_config, agg_config, busy: m.BusySet = m.BusySet
             found.append(reasons.busy(None, source))
             continue
         balancer.balance(source)
-    return Plan(tuple(balancer.moves), tuple(found + balancer.reasons))
+    unchecked = reasons.filter_input_unknown(ctx.selector.unchecked.summary())
+    return Plan(tuple(balancer.moves), tuple(found + balancer.reasons + unchecked))

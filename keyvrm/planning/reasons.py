@@ -36,6 +36,7 @@ NOT_IMPROVING = "not_improving"
 NOT_MIGRATABLE = "not_migratable"
 VMS_REMAIN = "vms_remain"
 ALREADY_HANDLED = "already_handled"
+FILTER_INPUT_UNKNOWN = "filter_input_unknown"  # info: a check passed hosts on an input no API reports
 # Capacity codes (keyvrm.scheduling.capacity) are reasons too:
 # cpu_depleted, ram_depleted, hugepages_depleted, no_inventory, quota_exceeded,
 # no_online_hypervisor, vm_not_on_expected_host.
@@ -229,3 +230,20 @@ def vms_remain(host: str, count: int, down: bool = True) -> Reason:
             else "stop requested (the fence left the host running)")
     return Reason(VMS_REMAIN, "%d VM(s) remain on fenced host %s: host in error, no maintenance;"
                   " remaining VMs %s" % (count, host, what), host=host, detail=(("remaining", count),))
+
+
+def filter_input_unknown(unchecked) -> list:
+    """One info reason for a plan's unchecked inputs (``selector.UncheckedInput``s), or none.
+
+    Each names the check, the input, on how many hosts for how many VMs, and why KeyVRM
+    cannot know it; all were treated as passing (Nova validates the host when asked).
+    """
+    unchecked = tuple(unchecked)
+    if not unchecked:
+        return []
+    parts = ["%s could not check %s on %d host%s for %d VM%s (%s)" % (
+        u.check, u.what, u.hosts, "" if u.hosts == 1 else "s", u.vms, "" if u.vms == 1 else "s", u.why)
+        for u in unchecked]
+    detail = tuple(sorted(("%s %s" % (u.check, u.what), u.hosts) for u in unchecked))
+    return [Reason(FILTER_INPUT_UNKNOWN, "; ".join(parts) + ": treated as passing, Nova checks the"
+                   " host itself when asked to move a VM there", detail=detail)]

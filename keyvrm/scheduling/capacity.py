@@ -8,6 +8,9 @@ the target once: re-planning a VM already counted on a target does not count it 
 
 Every refusal carries a distinct, machine-readable code (the ``*_DEPLETED``,
 ``QUOTA_EXCEEDED``, ``NO_ONLINE_HYPERVISOR`` and ``VM_NOT_ON_EXPECTED_HOST`` constants).
+A host whose huge pages no source reports (``Hypervisor.hugepages`` None: no Nova or
+Placement API does) is not refused for pages and none are counted on it
+(``pages_unknown``: the selector reports it as an unchecked input).
 """
 
 from __future__ import annotations
@@ -61,10 +64,15 @@ def capacity_rejection(host_state, request: ResourceRequest) -> Optional[str]:
             return code
         if host_state.used[resource_class] + amount > limit:
             return code
-    if request.wants_hugepages and hugepages.serving_page_size(
+    if request.wants_hugepages and host_state.hugepages_known and hugepages.serving_page_size(
             request.page_request, host_state.hugepages_free, request.ram_mb) is None:
         return HUGEPAGES_DEPLETED
     return None
+
+
+def pages_unknown(host_state, request: ResourceRequest) -> bool:
+    """``request`` wants huge pages and no source reports ``host_state``'s (not counted)."""
+    return request.wants_hugepages and not host_state.hugepages_known
 
 
 class Ledger:

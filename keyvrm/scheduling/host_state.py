@@ -25,11 +25,25 @@ def aggregate_metadata_of(aggregates) -> dict:
     return {key: frozenset(values) for key, values in merged.items()}
 
 
+def capabilities_of(hypervisor: m.Hypervisor) -> dict:
+    """The attributes of Nova's scheduler host state that KeyVRM knows, by Nova's names.
+
+    ``hypervisor.capabilities`` (the OpenStack driver: ``cpu_info``) plus the hypervisors
+    API's ``hypervisor_type``, ``hypervisor_version`` and ``host_ip`` where reported.
+    """
+    capabilities = dict(hypervisor.capabilities)
+    capabilities.setdefault("hypervisor_type", hypervisor.hypervisor_type)
+    capabilities.setdefault("hypervisor_version", hypervisor.hypervisor_version)
+    if hypervisor.host_ip:
+        capabilities.setdefault("host_ip", hypervisor.host_ip)
+    return capabilities
+
+
 class HostState:
     """One candidate host: capacity limits, usage, instances and server-group members."""
 
     __slots__ = ("name", "hypervisor", "aggregates", "aggregate_metadata", "limits",
-                 "max_units", "used", "hugepages_free", "hugepages_total",
+                 "max_units", "used", "hugepages_known", "hugepages_free", "hugepages_total",
                  "instance_ids", "group_counts", "capabilities")
 
     def __init__(self, hypervisor: m.Hypervisor, aggregates: tuple, vms=()):
@@ -45,16 +59,15 @@ class HostState:
             self.max_units[resource_class] = (
                 inventory.max_unit if inventory.max_unit is not None else inventory.total)
             self.used[resource_class] = float(inventory.used)
-        self.hugepages_free = {hp.page_size_kb: hp.free_pages for hp in hypervisor.hugepages}
-        self.hugepages_total = {hp.page_size_kb: hp.total_pages for hp in hypervisor.hugepages}
+        self.hugepages_known = hypervisor.hugepages is not None  # None: no source reports them
+        pools = hypervisor.hugepages or ()
+        self.hugepages_free = {hp.page_size_kb: hp.free_pages for hp in pools}
+        self.hugepages_total = {hp.page_size_kb: hp.total_pages for hp in pools}
         self.instance_ids = set()
         self.group_counts = {}
         for vm in vms:
             self.add_instance(vm)
-        capabilities = dict(hypervisor.capabilities)
-        capabilities.setdefault("hypervisor_type", hypervisor.hypervisor_type)
-        capabilities.setdefault("hypervisor_version", hypervisor.hypervisor_version)
-        self.capabilities = capabilities
+        self.capabilities = capabilities_of(hypervisor)
 
     @property
     def num_instances(self) -> int:

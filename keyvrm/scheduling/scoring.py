@@ -117,7 +117,7 @@ def rescaled(share: Load, source: m.Hypervisor, target: m.Hypervisor) -> Load:
         return h.inventories[rc].total if rc in h.inventories else None
 
     def hp_cap(h):
-        return sum(hp.page_size_kb * hp.total_pages for hp in h.hugepages) or None
+        return sum(hp.page_size_kb * hp.total_pages for hp in h.hugepages or ()) or None
 
     ratios = (ratio(cap(source, m.VCPU), cap(target, m.VCPU)),
               ratio(cap(source, m.MEMORY_MB), cap(target, m.MEMORY_MB)),

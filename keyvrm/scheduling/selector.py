@@ -3,12 +3,15 @@
 Checks run per candidate in Nova's order (Placement capacity before the filters); the
 first check a host fails is counted, so a VM without a target comes back with the
 number of hosts each check rejected ("12 hosts rejected by ServerGroupAntiAffinityFilter,
-3 by ram_depleted").
+3 by ram_depleted"). A host that passes although a check could not know one of its
+inputs (no Nova API reports it: see each filter's docstring) is noted in
+``TargetSelector.unchecked``, which a planner reports once per plan.
 """
 
 from __future__ import annotations
 
 import collections
+import dataclasses
 from typing import Callable
 from typing import Optional
 
@@ -18,6 +21,36 @@ from keyvrm.scheduling.request import PlacementRequest
 
 BUSY_HOST = "busy"
 OFFLINE = "offline"
+CAPACITY_CHECK = "Placement capacity"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class UncheckedInput:
+    """One input a check could not know, over a plan: the hosts it passed and the VMs."""
+
+    check: str  # a filter's name, or CAPACITY_CHECK
+    what: str  # e.g. "img_hv_type=kvm"
+    why: str  # e.g. "the hypervisors API says QEMU for kvm and qemu hosts alike"
+    hosts: int
+    vms: int
+
+
+class UncheckedInputs:
+    """Collects, per (check, input, why), the hosts that passed without it and the VMs."""
+
+    def __init__(self):
+        self._seen = {}
+
+    def record(self, check: str, what: str, why: str, host: str, vm_id: str) -> None:
+        """Count that ``check`` let ``host`` pass ``vm_id`` without knowing ``what``."""
+        hosts, vms = self._seen.setdefault((check, what, why), (set(), set()))
+        hosts.add(host)
+        vms.add(vm_id)
+
+    def summary(self) -> tuple:
+        """The recorded inputs as ``UncheckedInput``s, sorted by check and input."""
+        return tuple(UncheckedInput(check, what, why, len(hosts), len(vms))
+                     for (check, what, why), (hosts, vms) in sorted(self._seen.items()))
 
 
 def is_online(hypervisor: m.Hypervisor) -> bool:
@@ -35,6 +68,8 @@ class TargetSelector:
         self.busy_hosts = busy_hosts
         self.server_groups = server_groups
         self.images = images
+        self.unchecked = UncheckedInputs()
+        self._may_leave_unchecked = tuple(f for f in filters if f.may_leave_unchecked)
 
     def request_for(self, vm: m.VM, ignore_hosts=frozenset()) -> PlacementRequest:
         """Build the filter request of ``vm``; group hosts come from the ledger."""
@@ -71,7 +106,19 @@ class TargetSelector:
         for host_filter in self.filters:
             if not host_filter.host_passes(state, request):
                 return host_filter.name
+        self._record_unchecked(state, request)
         return None
+
+    def _record_unchecked(self, state, request) -> None:
+        """Note what the checks of a passing host could not know (see ``unchecked``)."""
+        vm_id = request.vm.id
+        if capacity.pages_unknown(state, request.resources) and self.ledger.location(vm_id) != state.name:
+            self.unchecked.record(CAPACITY_CHECK, "hw:mem_page_size=%s" % request.resources.page_request,
+                                  "no Nova or Placement API reports a host's huge pages: none counted",
+                                  state.name, vm_id)
+        for host_filter in self._may_leave_unchecked:
+            for what, why in host_filter.unchecked(state, request):
+                self.unchecked.record(host_filter.name, what, why, state.name, vm_id)
 
     def pick(self, request: PlacementRequest, candidates,
              extra_check: Optional[Callable] = None):

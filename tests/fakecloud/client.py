@@ -58,6 +58,10 @@ class FakeCloud:
         """Live migrations from ``host`` never finish (or finish again)."""
         return self.control("POST", f"/computes/{host}/stall-live-migrations", {"stall": stall})
 
+    def compute_rpc_calls(self) -> list:
+        """RPC messages the Nova API has sent to computes while serving requests, oldest first."""
+        return self.control("GET", "/compute-rpc")["calls"]
+
     def fault(self, status):
         """The compute API answers ``status`` to everything (None: normal again)."""
         return self.control("POST", "/fault", {"status": status})

@@ -16,6 +16,8 @@ Published in ``--endpoints-file`` (JSON): ``compute_url``, ``placement_url``, ``
 - ``POST /computes/<host>/stall-live-migrations`` ``{"stall": true}``: that source
   host's live migrations never finish (the driver swallows them);
 - ``POST /fault`` ``{"status": 503}`` (``null`` clears): the compute API answers it;
+- ``GET /compute-rpc``: every RPC message the Nova API has sent to a compute service while
+  serving a request (``method``, ``host``, ``call``, ``request``), oldest first;
 - ``GET /health``.
 """
 
@@ -29,8 +31,10 @@ import sys
 import threading
 
 import eventlet
+import eventlet.corolocal
 import eventlet.wsgi
 from nova.tests.functional import integrated_helpers
+import oslo_messaging.transport
 from wsgi_intercept import interceptor
 
 SERVICE_DOWN_TIME_S = 6
@@ -86,6 +90,42 @@ def _with_fault(app, fault):
     return wrapped
 
 
+class _ComputeRpcLog:
+    """RPC messages to compute services sent by the Nova API while it serves a request.
+
+    Recorded in the transport before the message leaves (so a call that then blocks is
+    already listed). A message counts when the API request's own greenthread sends it:
+    conductor and scheduler traffic runs in other greenthreads and is not listed.
+    """
+
+    def __init__(self):
+        self.calls = []
+        self.serving = eventlet.corolocal.local()
+
+    def install(self):
+        original_send = oslo_messaging.transport.Transport._send
+        log = self
+
+        def send(transport, target, ctxt, message, wait_for_reply=None, *args, **kwargs):
+            request = getattr(log.serving, "request", None)
+            if request is not None and target.topic == "compute":
+                log.calls.append({"method": message.get("method"), "host": target.server,
+                                  "call": bool(wait_for_reply), "request": request})
+            return original_send(transport, target, ctxt, message, wait_for_reply, *args, **kwargs)
+
+        oslo_messaging.transport.Transport._send = send
+
+
+def _with_rpc_log(app, log):
+    def wrapped(environ, start_response):
+        log.serving.request = "%s %s" % (environ["REQUEST_METHOD"], environ["PATH_INFO"])
+        try:
+            return app(environ, start_response)
+        finally:
+            log.serving.request = None
+    return wrapped
+
+
 def _images_app(glance):
     """Glance v2 image list (one page) over the Glance fixture's images, and its version document."""
     def app(environ, start_response):
@@ -110,9 +150,10 @@ def _images_app(glance):
 class Control:
     """The control endpoint's actions on the running cloud."""
 
-    def __init__(self, cloud, fault):
+    def __init__(self, cloud, fault, rpc_log):
         self.cloud = cloud
         self.fault = fault
+        self.rpc_log = rpc_log
         self.stopped = {}
         self.stalled = set()
 
@@ -150,6 +191,8 @@ class Control:
         parts = [p for p in path.split("/") if p]
         if method == "GET" and parts == ["health"]:
             return 200, {"hosts": sorted(self.cloud.computes), "stopped": sorted(self.stopped)}
+        if method == "GET" and parts == ["compute-rpc"]:
+            return 200, {"calls": list(self.rpc_log.calls)}
         if method == "POST" and parts == ["fault"]:
             self.fault.status = body.get("status")
             return 200, {"status": self.fault.status}
@@ -207,13 +250,16 @@ def main(argv=None):
     cloud = _Cloud()
     cloud.setUp()
     fault = _Fault()
-    control = Control(cloud, fault)
+    rpc_log = _ComputeRpcLog()
+    rpc_log.install()
+    control = Control(cloud, fault, rpc_log)
     hosts = control.start_computes(args.computes)
 
     project = cloud.api_fixture.project_id
     nova_app = _with_fault(_with_identity(_app_for(cloud.api_fixture.base_url.split("/")[2]), {
         "HTTP_X_AUTH_USER": "admin", "HTTP_X_AUTH_PROJECT_ID": project,
         "HTTP_X_ROLES": "reader,member,admin"}), fault)
+    nova_app = _with_rpc_log(nova_app, rpc_log)
     placement_app = _with_identity(_app_for("/placement"), {"HTTP_X_AUTH_TOKEN": "admin"})
     endpoints = {
         "compute_url": _serve(nova_app) + "/v2.1",

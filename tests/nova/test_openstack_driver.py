@@ -8,6 +8,10 @@ from keyvrm.drivers import errors
 from keyvrm.harvest import assemble
 from keyvrm.model import settings
 from keyvrm.model import snapshot as m
+from keyvrm.scheduling import capacity
+from keyvrm.scheduling import filters
+from keyvrm.scheduling.host_state import HostState
+from keyvrm.scheduling.request import PlacementRequest
 from tests.nova import conftest as c
 
 
@@ -89,6 +93,24 @@ def test_services_match_nova(driver, layout):
 def test_images_carry_the_properties_nova_filters_read(driver):
     images = {i.id: i for i in driver.list_images()}
     assert images[c.IMAGE].properties["architecture"] == "x86_64"
+
+
+def test_hypervisors_carry_the_type_and_cpu_arch_the_image_filter_checks(driver, layout):
+    raw = {h["service"]["host"]: h for h in c.nova(driver, "GET", "/os-hypervisors/detail",
+                                                   "2.87")["hypervisors"]}
+    hypervisors = [h for h in driver.list_hypervisors() if h.name.startswith("compute")]
+    image_filter = filters.build_filters(["ImagePropertiesFilter"])[0]
+    vm = {v.id: v for v in driver.list_servers()}[layout["tagged"]]
+    booted = {i.id: i for i in driver.list_images()}[vm.image_id]  # architecture=x86_64
+    arm = m.Image("arm", {"hw_architecture": "aarch64", "img_hv_type": "fake"})
+    for hyp in hypervisors:
+        assert (hyp.hypervisor_type, hyp.cpu_arch) == (raw[hyp.name]["hypervisor_type"],
+                                                       raw[hyp.name]["cpu_info"]["arch"]) == ("fake", "x86_64")
+        state = HostState(hyp, ())
+        ask = PlacementRequest(vm=vm, resources=capacity.resource_request_of(vm, booted), image=booted)
+        assert image_filter.rejection(state, ask) is None and image_filter.unchecked(state, ask) == ()
+        ask_arm = PlacementRequest(vm=vm, resources=ask.resources, image=arm)
+        assert "aarch64" in image_filter.rejection(state, ask_arm)  # the fake driver runs x86_64 only
 
 
 def test_nova_503_is_a_cloud_error_recorded_by_the_harvest(fake_cloud, driver):

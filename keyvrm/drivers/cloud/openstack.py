@@ -5,10 +5,18 @@ microversion, because the parsers rely on the shapes these versions define:
 
 - Nova reads: servers at **2.100** (flavor embedded with extra specs since 2.47, image
   properties embedded since 2.98, scheduler hints since 2.100), aggregates at **2.41**
-  (uuid), server groups at **2.64** (``policy``/``rules``), hypervisors at **2.88**
-  (paginated by uuid marker since 2.53), services at **2.53** (uuid ids, ``forced_down``),
-  migrations at **2.80** (paginated, ``changes-since`` since 2.59), availability zones at
-  2.1 (unchanged since).
+  (uuid), server groups at **2.64** (``policy``/``rules``), hypervisors at **2.87**
+  (paginated by uuid marker since 2.53; ``cpu_info`` as JSON since 2.28), services at
+  **2.53** (uuid ids, ``forced_down``), migrations at **2.80** (paginated,
+  ``changes-since`` since 2.59), availability zones at 2.1 (unchanged since).
+- No read makes Nova call a compute service. Hypervisors stay at 2.87 on purpose: from
+  2.88 ``os-hypervisors/detail`` asks every compute for its uptime over RPC, and while a
+  dead compute still counts as up (``service_down_time``) the whole request waits
+  ``rpc_response_timeout`` and fails, exactly when HA needs the snapshot. 2.88 also
+  drops ``cpu_info``, which the image and capabilities filters read. The other reads
+  (services, availability zones, aggregates, servers, server groups, migrations) are
+  answered from Nova's databases and the servicegroup driver (Nova 34,
+  ``nova/api/openstack/compute/``).
 - Nova actions: evacuate at **2.95**: no ``force`` (removed in 2.68), so the scheduler
   validates the named host; from 2.95 the evacuated server ends SHUTOFF and the executor
   starts the ones that were running. Live migration at **2.68**: no ``force`` (the
@@ -40,7 +48,7 @@ from keyvrm.model import snapshot as m
 SERVERS_MV = "2.100"
 AGGREGATES_MV = "2.41"
 SERVER_GROUPS_MV = "2.64"
-HYPERVISORS_MV = "2.88"
+HYPERVISORS_MV = "2.87"  # not 2.88+: see the module docstring
 SERVICES_MV = "2.53"
 MIGRATIONS_MV = "2.80"
 EVACUATE_MV = "2.95"

@@ -112,15 +112,21 @@ def migration(body: dict) -> m.Migration:
 
 
 def hypervisor(body: dict, zones: dict, aggregates_of: dict, traits: tuple) -> m.Hypervisor:
-    """An ``os-hypervisors/detail`` entry (microversion 2.88) joined with zone/aggregates/traits.
+    """An ``os-hypervisors/detail`` entry (microversion 2.87) joined with zone/aggregates/traits.
 
-    Named by its compute service's host (the name every other read uses); HugePages and
-    CPU capabilities are not in any Nova API and stay empty.
+    Named by its compute service's host (the name every other read uses). Capabilities
+    hold what the API reports of Nova's scheduler host state: ``cpu_info`` (a dict since
+    2.28; ``arch`` is the host CPU's architecture). The compute node's
+    ``supported_instances``, stats and NUMA topology are in no Nova API, and neither are
+    HugePages: ``hugepages`` is None (not reported), never "none".
     """
     host = (body.get("service") or {}).get("host") or body["hypervisor_hostname"]
+    cpu_info = body.get("cpu_info")
+    capabilities = {"cpu_info": dict(cpu_info)} if isinstance(cpu_info, dict) and cpu_info else {}
     return m.Hypervisor(
         name=host, availability_zone=zones.get(host), aggregates=tuple(aggregates_of.get(host, ())),
-        traits=traits, hypervisor_type=body.get("hypervisor_type") or "",
+        traits=traits, hugepages=None, capabilities=capabilities,
+        hypervisor_type=body.get("hypervisor_type") or "",
         hypervisor_version=int(body.get("hypervisor_version") or 0), host_ip=body.get("host_ip"))
 
 

@@ -1,5 +1,7 @@
 """Each emulated Nova filter: passes, rejects with a reason, and the registry's names."""
 
+import dataclasses
+
 import pytest
 
 from keyvrm.model.settings import KNOWN_NOVA_FILTERS
@@ -46,15 +48,32 @@ def test_compute_capabilities_filter_matches_scoped_and_unscoped_keys():
     f = _one("ComputeCapabilitiesFilter")
     ok = b.vm("v", "x", fl=b.flavor(**{"capabilities:cpu_info:arch": "x86_64",
                                        "hw:cpu_policy": "dedicated"}))
-    assert f.host_passes(hs, b.request(ok))
+    assert f.host_passes(hs, b.request(ok)) and f.unchecked(hs, b.request(ok)) == ()
     bad = b.vm("v", "x", fl=b.flavor(**{"capabilities:cpu_info:arch": "aarch64"}))
     assert "does not match" in f.rejection(hs, b.request(bad))
-    missing = b.vm("v", "x", fl=b.flavor(**{"capabilities:gpu": "<in> yes"}))
-    assert "not reported" in f.rejection(hs, b.request(missing))
+    missing_nested = b.vm("v", "x", fl=b.flavor(**{"capabilities:cpu_info:vendor": "Intel"}))
+    assert "not reported" in f.rejection(hs, b.request(missing_nested))
     unscoped_unknown = b.vm("v", "x", fl=b.flavor(gpu="<in> yes"))
     assert f.host_passes(hs, b.request(unscoped_unknown))
     unscoped_known = b.vm("v", "x", fl=b.flavor(ssd="0"))
     assert not f.host_passes(hs, b.request(unscoped_known))
+    by_type = b.vm("v", "x", fl=b.flavor(**{"capabilities:hypervisor_type": "s== QEMU"}))
+    assert f.host_passes(hs, b.request(by_type))
+
+
+def test_compute_capabilities_filter_passes_keys_on_attributes_no_api_reports_and_names_them():
+    hs = b.host_state(b.host("h", capabilities={"cpu_info": {"arch": "x86_64"}}))
+    f = _one("ComputeCapabilitiesFilter")
+    stats = b.request(b.vm("v", "x", fl=b.flavor(**{"capabilities:gpu": "<in> yes"})))
+    assert f.host_passes(hs, stats)
+    assert f.unchecked(hs, stats) == (("capabilities:gpu", "compute node stats are in no Nova API"),)
+    numa = b.request(b.vm("v", "x", fl=b.flavor(**{"capabilities:numa_topology": "x",
+                                                   "vcpus_used": "<= 4"})))
+    assert f.host_passes(hs, numa)
+    assert {what for what, _ in f.unchecked(hs, numa)} == {"capabilities:numa_topology", "vcpus_used"}
+    still_checked = b.request(b.vm("v", "x", fl=b.flavor(**{"capabilities:gpu": "yes",
+                                                            "capabilities:cpu_info:arch": "ppc64le"})))
+    assert "does not match" in f.rejection(hs, still_checked)
 
 
 def test_compute_capabilities_filter_decodes_json_and_maxphysaddr_bits():
@@ -74,21 +93,74 @@ def test_compute_capabilities_filter_numeric_operator():
     assert not f.host_passes(hs, b.request(b.vm("v", "x", fl=b.flavor(cores=">= 32"))))
 
 
-def test_image_properties_filter_checks_architecture_and_version():
-    hs = b.host_state(b.host("h", capabilities={
-        "supported_instances": [["x86_64", "qemu", "hvm"]]}, hypervisor_version=6002000))
+def _libvirt(arch="x86_64", traits=(), version=6002000, **kwargs):
+    """A libvirt host as the hypervisors API (2.87) and Placement describe it."""
+    return b.host_state(b.host("h", hypervisor_type="QEMU", hypervisor_version=version,
+                               capabilities={"cpu_info": {"arch": arch}} if arch else {},
+                               traits=tuple(traits), **kwargs))
+
+
+def _image_check(hs, **props):
     f = _one("ImagePropertiesFilter")
-    assert f.host_passes(hs, b.request(b.vm("v", "x"), m.Image("i")))
-    arm = m.Image("i", {"hw_architecture": "aarch64"})
-    assert "does not support" in f.rejection(hs, b.request(b.vm("v", "x"), arm))
-    x86 = m.Image("i", {"hw_architecture": "x86_64", "img_hv_type": "QEMU"})
-    assert f.host_passes(hs, b.request(b.vm("v", "x"), x86))
-    new = m.Image("i", {"hw_architecture": "x86_64", "img_hv_requested_version": ">=7.0"})
-    assert "version" in f.rejection(hs, b.request(b.vm("v", "x"), new))
-    old = m.Image("i", {"hw_architecture": "x86_64", "img_hv_requested_version": ">= 6.1, <7"})
-    assert f.host_passes(hs, b.request(b.vm("v", "x"), old))
-    version_only = m.Image("i", {"img_hv_requested_version": ">=7.0"})
-    assert f.host_passes(hs, b.request(b.vm("v", "x"), version_only))
+    req = b.request(b.vm("v", "x"), m.Image("i", props))
+    return f.rejection(hs, req), [what for what, _ in f.unchecked(hs, req)]
+
+
+def test_image_properties_filter_checks_architecture_and_version_on_a_libvirt_host():
+    hs = _libvirt(traits=("HW_ARCH_X86_64", "COMPUTE_ARCH_X86_64"))
+    assert _image_check(hs) == (None, [])
+    assert _image_check(hs, hw_architecture="x86_64", img_hv_type="QEMU") == (None, [])
+    assert _image_check(hs, architecture="i686", vm_mode="hvm") == (None, [])
+    why, _ = _image_check(hs, hw_architecture="aarch64")
+    assert "hw_architecture=aarch64" in why and "x86_64" in why
+    assert "version" in _image_check(hs, hw_architecture="x86_64", img_hv_requested_version=">=7.0")[0]
+    assert _image_check(hs, hw_architecture="x86_64",
+                        img_hv_requested_version=">= 6.1, <7") == (None, [])
+    assert _image_check(hs, img_hv_requested_version=">=7.0") == (None, [])  # alone: unchecked, as Nova
+
+
+def test_image_properties_filter_on_libvirt_kvm_is_unknown_qemu_known_others_rejected():
+    hs = _libvirt(traits=("COMPUTE_ARCH_X86_64", "COMPUTE_ARCH_AARCH64"))
+    assert _image_check(hs, hypervisor_type="kvm") == (None, ["img_hv_type=kvm"])
+    assert _image_check(hs, img_hv_type="qemu", hw_architecture="aarch64") == (None, [])
+    assert "own architecture" in _image_check(hs, img_hv_type="kvm", hw_architecture="aarch64")[0]
+    assert "qemu" in _image_check(hs, img_hv_type="xen")[0]
+    assert "hvm" in _image_check(hs, hw_vm_mode="xen")[0]
+    assert _image_check(hs, hw_vm_mode="HV") == (None, [])  # Nova's alias of hvm
+
+
+def test_image_properties_filter_passes_what_the_host_does_not_report():
+    no_arch = _libvirt(arch=None)
+    assert _image_check(no_arch, hw_architecture="aarch64") == (None, ["hw_architecture=aarch64"])
+    no_emulation_traits = _libvirt()
+    assert _image_check(no_emulation_traits, architecture="ppc64le") == (
+        None, ["hw_architecture=ppc64le"])
+    armv7 = _libvirt(arch="aarch64", traits=("COMPUTE_ARCH_AARCH64",))
+    assert _image_check(armv7, hw_architecture="armv7l") == (None, ["hw_architecture=armv7l"])
+    vmware = b.host_state(b.host("h", hypervisor_type="VMware vCenter Server",
+                                 capabilities={"cpu_info": {"arch": "x86_64"}}))
+    assert _image_check(vmware, hw_architecture="x86_64", img_hv_type="vmware", hw_vm_mode="hvm") == (
+        None, ["img_hv_type=vmware", "hw_vm_mode=hvm"])
+    assert _image_check(vmware, hw_architecture="i686") == (None, ["hw_architecture=i686"])
+    assert _image_check(no_arch, hw_architecture="sparc9") == (None, ["hw_architecture=sparc9"])
+
+
+def test_image_properties_filter_on_nova_fake_driver_hosts_knows_the_one_triple():
+    fake = b.host_state(b.host("h", hypervisor_type="fake", capabilities={"cpu_info": {"arch": "x86_64"}}))
+    assert _image_check(fake, architecture="x86_64", hypervisor_type="fake", vm_mode="hvm") == (None, [])
+    assert _image_check(fake, hw_architecture="i686")[0]
+    assert _image_check(fake, img_hv_type="qemu")[0]
+
+
+def test_image_properties_filter_default_architecture_and_maxphysaddr_bits():
+    hs = b.host_state(b.host("h", hypervisor_type="QEMU", traits=("COMPUTE_ARCH_X86_64",),
+                             capabilities={"cpu_info": {"arch": "x86_64", "maxphysaddr": {"bits": 42}}}))
+    f = _one("ImagePropertiesFilter", default_architecture="aarch64")
+    assert "hw_architecture=aarch64" in f.rejection(hs, b.request(b.vm("v", "x"), m.Image("i")))
+    assert f.host_passes(hs, b.request(b.vm("v", "x"), m.Image("i", {"hw_architecture": "x86_64"})))
+    assert _image_check(hs, hw_architecture="x86_64", hw_maxphysaddr_bits="40") == (None, [])
+    assert "42 physical address bits" in _image_check(hs, hw_architecture="x86_64",
+                                                      hw_maxphysaddr_bits="46")[0]
 
 
 def _group(policy, members=(), **rules):
@@ -239,3 +311,16 @@ def test_numa_topology_filter_checks_page_size():
     assert f.host_passes(plain, b.request(b.vm("v", "x")))
     image_asks = m.Image("i", {"hw_mem_page_size": "2048"})
     assert not f.host_passes(plain, b.request(b.vm("v", "x"), image_asks))
+    assert f.unchecked(plain, b.request(large)) == ()
+
+
+def test_numa_topology_filter_passes_a_host_whose_huge_pages_no_api_reports():
+    unreported = b.host_state(dataclasses.replace(b.host("h"), hugepages=None))
+    f = _one("NUMATopologyFilter")
+    large = b.request(b.vm("v", "x", fl=b.flavor(**{"hw:mem_page_size": "large"})))
+    assert f.host_passes(unreported, large)
+    assert [what for what, _ in f.unchecked(unreported, large)] == ["hw:mem_page_size=large"]
+    small = b.request(b.vm("v", "x", fl=b.flavor(**{"hw:mem_page_size": "small"})))
+    assert f.host_passes(unreported, small) and f.unchecked(unreported, small) == ()
+    garbage = b.request(b.vm("v", "x", fl=b.flavor(**{"hw:mem_page_size": "huge!"})))
+    assert "unparseable" in f.rejection(unreported, garbage)

@@ -3,9 +3,11 @@
 The API part of each call checks what Nova's API checks and raises ``CloudError`` with
 Nova's status and message; accepted work becomes a migration record whose later steps
 run on the simulated clock. At execution the target is re-checked (service up and
-enabled, Placement capacity, HugePages, server-group policy, leftover port bindings or
-volume attachments): a violation ends the migration in status ``error`` and the server
-stays where it was. A server's host changes only when its migration completes.
+enabled, Placement capacity, HugePages, the image's architecture/hypervisor type/VM mode
+against the node's ``supported_instances`` as Nova's ImagePropertiesFilter does,
+server-group policy, leftover port bindings or volume attachments): a violation ends the
+migration in status ``error`` and the server stays where it was. A server's host changes
+only when its migration completes.
 
 Migration statuses: evacuation ``accepted`` -> ``pre-migrating`` -> ``done`` | ``error``
 | ``failed``; live migration ``accepted`` -> ``preparing`` -> ``running`` ->
@@ -26,6 +28,21 @@ EVACUATION = "evacuation"
 LIVE_MIGRATION = "live-migration"
 FINAL_STATUSES = frozenset(("done", "completed", "error", "failed", "cancelled"))
 _EVACUABLE = (r.ACTIVE, r.SHUTOFF, r.ERROR, "STOPPED")
+# Image properties Nova's ImagePropertiesFilter compares (current name, legacy name), and
+# the aliases nova.objects.fields canonicalises.
+_IMAGE_COMPONENTS = (("hw_architecture", "architecture"), ("img_hv_type", "hypervisor_type"),
+                     ("hw_vm_mode", "vm_mode"))
+_ALIASES = {"i386": "i686", "i486": "i686", "i586": "i686", "amd64": "x86_64", "xapi": "xen",
+            "pv": "xen", "hv": "hvm"}
+
+
+def image_requirement(properties: dict) -> tuple:
+    """(arch, hv type, vm mode) an image asks for, canonicalised like Nova; None = any."""
+    out = []
+    for current, legacy in _IMAGE_COMPONENTS:
+        value = properties.get(current) or properties.get(legacy)
+        out.append(_ALIASES.get(str(value).lower(), str(value).lower()) if value else None)
+    return tuple(out)
 
 
 def port_id(vm) -> str:
@@ -244,6 +261,11 @@ class Compute:
             if target.hugepages_used() + self._inbound_pages(target) + pages > \
                     target.hugepages_total:
                 return f"{prefix}: NUMATopologyFilter: not enough free HugePages"
+        wanted = image_requirement(self.region.images.get(vm.image_id) or {})
+        if any(wanted) and not any(all(w is None or w == s for w, s in zip(wanted, triple))
+                                   for triple in target.supported_instances()):
+            return f"{prefix}: ImagePropertiesFilter: image needs {wanted}, host runs " \
+                   f"{target.supported_instances()}"
         return self._group_rejection(vm, target, prefix)
 
     def _inbound_pages(self, target):

@@ -58,9 +58,14 @@ DEFAULT_WORKLOAD = {
     "dirty_mbps": 300.0,
 }
 
+# Image properties as Glance holds them on a KVM cloud; the ones ImagePropertiesFilter
+# reads (architecture, hypervisor type, VM mode) on all three, legacy and current names.
 IMAGES = {
-    "00000000-0000-4000-a000-000000000001": {"os_type": "linux", "hw_disk_bus": "virtio"},
-    "00000000-0000-4000-a000-000000000002": {"os_type": "linux", "hw_vif_model": "virtio"},
+    "00000000-0000-4000-a000-000000000001": {"os_type": "linux", "hw_disk_bus": "virtio",
+                                             "architecture": "x86_64"},
+    "00000000-0000-4000-a000-000000000002": {"os_type": "linux", "hw_vif_model": "virtio",
+                                             "hw_architecture": "x86_64", "img_hv_type": "kvm",
+                                             "hw_vm_mode": "hvm"},
     "00000000-0000-4000-a000-000000000003": {"os_type": "windows",
                                              "hypervisor_type": "qemu"},
 }

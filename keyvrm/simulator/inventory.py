@@ -9,7 +9,8 @@ Layout (``format: keyvrm.sim.inventory``, ``version: 1``)::
     hosts:    [{name, availability_zone, rack, vcpus, ram_mb, disk_gb,
                 cpu_allocation_ratio, ram_allocation_ratio, reserved_vcpus,
                 reserved_ram_mb, hugepage_size_kb, hugepages_total, net_capacity_mbps,
-                interfaces, host_ip, hypervisor_type, hypervisor_version, traits}]
+                interfaces, host_ip, hypervisor_type, hypervisor_version, cpu_arch,
+                kvm, traits}]
     server_groups: [{id, name, policy, rules, project_id}]
     vms: [{id, name, host, project_id, flavor, image_id, server_group_id, metadata,
            volume_backed, status, load: [cpu_frac, ram_frac, net_mbps, dirty_mbps, phase_s]}]
@@ -29,7 +30,8 @@ VERSION = 1
 
 _HOST_FIELDS = ("vcpus", "ram_mb", "disk_gb", "cpu_allocation_ratio", "ram_allocation_ratio",
                 "reserved_vcpus", "reserved_ram_mb", "hugepage_size_kb", "hugepages_total",
-                "net_capacity_mbps", "host_ip", "hypervisor_type", "hypervisor_version")
+                "net_capacity_mbps", "host_ip", "hypervisor_type", "hypervisor_version",
+                "cpu_arch", "kvm")
 
 
 def dump(region: r.Region) -> dict:

@@ -90,7 +90,7 @@ class Host:
         "name", "index", "az", "rack", "aggregates", "vcpus", "ram_mb", "disk_gb",
         "cpu_allocation_ratio", "ram_allocation_ratio", "reserved_vcpus", "reserved_ram_mb",
         "hugepage_size_kb", "hugepages_total", "net_capacity_mbps", "interfaces", "host_ip",
-        "hypervisor_type", "hypervisor_version", "traits", "capabilities",
+        "hypervisor_type", "hypervisor_version", "traits", "cpu_arch", "kvm",
         "powered", "partitioned", "compute_running", "agent_running", "forced_down",
         "disabled",
         "disabled_reason", "bmc_mode", "down_interfaces", "used_vcpus", "used_ram_mb",
@@ -103,7 +103,7 @@ class Host:
                  reserved_vcpus=0, reserved_ram_mb=0, hugepage_size_kb=0, hugepages_total=0,
                  net_capacity_mbps=25000.0, interfaces=("bond0",), host_ip=None,
                  hypervisor_type="QEMU", hypervisor_version=8002000, traits=(),
-                 capabilities=None):
+                 cpu_arch="x86_64", kvm=True):
         self.name = name
         self.index = index
         self.az = az
@@ -124,7 +124,8 @@ class Host:
         self.hypervisor_type = hypervisor_type
         self.hypervisor_version = int(hypervisor_version)
         self.traits = tuple(traits)
-        self.capabilities = capabilities
+        self.cpu_arch = cpu_arch  # what libvirt reports as the host CPU's arch
+        self.kvm = bool(kvm)  # /dev/kvm present: no Nova API says so
         self.powered = True
         self.partitioned = False
         self.compute_running = True
@@ -166,6 +167,19 @@ class Host:
     def reachable(self) -> bool:
         """The host runs and its management network works (metrics, migrations)."""
         return self.powered and not self.partitioned
+
+    def supported_instances(self) -> list:
+        """The compute node's (arch, hv type, vm mode) triples, as its Nova driver reports them.
+
+        Only Nova's scheduler sees these (no API returns them). A "QEMU" (libvirt) host runs
+        hvm guests of its arch (and i686 on x86_64) with qemu, and with kvm where /dev/kvm
+        exists; any other type runs (its arch, its type, hvm).
+        """
+        if self.hypervisor_type.lower() != "qemu":
+            return [(self.cpu_arch, self.hypervisor_type.lower(), "hvm")]
+        guests = (self.cpu_arch, "i686") if self.cpu_arch == "x86_64" else (self.cpu_arch,)
+        domains = ("kvm", "qemu") if self.kvm else ("qemu",)
+        return [(guest, domain, "hvm") for guest in guests for domain in domains]
 
     def hugepages_used(self) -> int:
         """HugePages the VMs placed here hold."""

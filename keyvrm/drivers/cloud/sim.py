@@ -2,7 +2,10 @@
 
 Reads return snapshot dataclasses built from the region's mutable model at call time
 (flavors cached, since they never change). Every call raises Nova's 503 while a
-scripted API outage lasts.
+scripted API outage lasts. Hypervisors are read as the OpenStack driver reads them
+(hypervisors API 2.87 + Placement traits): type, version, ``cpu_info``, the libvirt arch
+traits; never the node's ``supported_instances``, and never a call to the host, so a
+crashed host is listed like any other.
 """
 
 from __future__ import annotations
@@ -22,6 +25,31 @@ def _migration(rec: r.Migration) -> m.Migration:
                        status=rec.status, source_host=rec.source_host,
                        dest_host=rec.dest_host, created_at=rec.created_at,
                        updated_at=rec.updated_at)
+
+
+# Guest architectures os-traits can name as COMPUTE_ARCH_* (libvirt's emulation traits).
+_EMULATION_TRAIT_ARCHES = frozenset(("aarch64", "ppc64le", "mipsel", "s390x", "x86_64"))
+
+
+def _api_capabilities(host: r.Host) -> dict:
+    """What the hypervisors API (2.87) reports of the host's scheduler state: cpu_info only.
+
+    Never ``supported_instances`` (no Nova API returns it): the simulated Nova keeps that
+    to itself, as real Nova does (``Host.supported_instances``).
+    """
+    return {"cpu_info": {"arch": host.cpu_arch, "model": "host-model", "vendor": "sim",
+                         "topology": {"sockets": 1, "cores": host.vcpus, "threads": 1}}}
+
+
+def _placement_traits(host: r.Host) -> tuple:
+    """The host's traits plus the arch traits libvirt reports to Placement (HW_ARCH_, COMPUTE_ARCH_)."""
+    traits = list(host.traits)
+    if host.hypervisor_type.lower() == "qemu":
+        arch_traits = ["HW_ARCH_" + host.cpu_arch.upper()]
+        if host.cpu_arch in _EMULATION_TRAIT_ARCHES:
+            arch_traits.append("COMPUTE_ARCH_" + host.cpu_arch.upper())
+        traits.extend(t for t in arch_traits if t not in traits)
+    return tuple(traits)
 
 
 class SimCloudDriver(base.CloudDriver):
@@ -85,7 +113,7 @@ class SimCloudDriver(base.CloudDriver):
                                          h.hugepages_total - h.hugepages_used()),)
             out.append(m.Hypervisor(
                 name=h.name, availability_zone=h.az, aggregates=tuple(h.aggregates),
-                hugepages=hugepages, traits=h.traits, capabilities=dict(h.capabilities or {}),
+                hugepages=hugepages, traits=_placement_traits(h), capabilities=_api_capabilities(h),
                 hypervisor_type=h.hypervisor_type, hypervisor_version=h.hypervisor_version,
                 net_capacity_mbps=h.net_capacity_mbps, host_ip=h.host_ip))
         return out

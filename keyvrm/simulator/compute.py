@@ -138,6 +138,9 @@ class Compute:
         target.vms.append(vm)
         migration.claimed = False
         vm.host = target.name
+        if not vm.volume_backed and self.region.options.instance_storage == r.STORAGE_LOCAL:
+            # Nova found no shared instance storage: the disk was rebuilt from the image
+            self.region.rebuilt_vms.append(vm.id)
         if self.region.options.evacuate_to_shutoff or vm.status != r.ACTIVE:
             vm.status = r.SHUTOFF
         vm.running = vm.status == r.ACTIVE

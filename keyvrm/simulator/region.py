@@ -37,6 +37,11 @@ HOST_UP = "up"
 HOST_STATES = (HOST_OFF, HOST_PARTITIONED, HOST_COMPUTE_DOWN, HOST_DISABLED, HOST_UP)
 
 
+STORAGE_SHARED = "shared"
+STORAGE_LOCAL = "local"
+INSTANCE_STORAGES = (STORAGE_SHARED, STORAGE_LOCAL)
+
+
 @dataclasses.dataclass(frozen=True)
 class RegionOptions:
     """Behaviour knobs of one simulated region (times in simulated seconds)."""
@@ -48,6 +53,9 @@ class RegionOptions:
     report_interval_s: float = 10.0
     heartbeat_interval_s: float = 10.0
     evacuate_to_shutoff: bool = True  # Nova microversion >= 2.95
+    # Where image-backed disks really live: "shared" (Ceph RBD: an evacuation keeps them) or
+    # "local" (Nova rebuilds them from the image on the target: their data is lost).
+    instance_storage: str = "shared"
     scheduling_delay_s: float = 1.0
     evacuation_s: float = 20.0
     migration_bandwidth_mbps: float = 10000.0
@@ -314,6 +322,7 @@ class Region:
         self.inactive_bindings = set()  # (port_id, host)
         self.stale_attachments = {}  # attachment id -> (server_id, volume_id, host)
         self.faults_fired = []
+        self.rebuilt_vms = []  # image-backed VMs an evacuation rebuilt from their image (local disk lost)
         # Held by drivers while they read or act and by a RealTimeRunner while it
         # advances the clock, so an embedded engine and API can share the region.
         self.lock = threading.RLock()

@@ -11,7 +11,8 @@ def summarize(region: r.Region) -> dict:
     """The counts a run is judged by.
 
     Hosts by state, VMs by their host's state and by status, migrations by status,
-    compute services up/down/forced down/disabled, and the faults that fired.
+    compute services up/down/forced down/disabled, the faults that fired, and how many
+    image-backed VMs an evacuation rebuilt from their image (their local disk lost).
     """
     hosts_by_state = collections.Counter()
     vms_by_host_state = collections.Counter()
@@ -38,6 +39,7 @@ def summarize(region: r.Region) -> dict:
         "migrations_by_status": dict(sorted(migrations.items())),
         "services": {k: services.get(k, 0) for k in ("up", "down", "forced_down", "disabled")},
         "faults_fired": list(region.faults_fired),
+        "rebuilt_vms": len(region.rebuilt_vms),
     }
 
 
@@ -76,6 +78,8 @@ def render(summary: dict) -> str:
     lines.append(f"VMs by status: {status}")
     migr = ", ".join(f"{k} {v}" for k, v in summary["migrations_by_status"].items()) or "none"
     lines.append(f"migrations: {migr}")
+    if summary.get("rebuilt_vms"):
+        lines.append(f"VMs rebuilt from their image by an evacuation (local disk lost): {summary['rebuilt_vms']}")
     lines.append(f"faults fired: {len(summary['faults_fired'])}")
     for fault in summary["faults_fired"]:
         targets = ", ".join(fault["targets"][:5])

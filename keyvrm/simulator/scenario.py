@@ -12,6 +12,8 @@ Schema (every key except ``name`` is optional; unknown keys are refused)::
       report_interval_s: 10           # nova-compute report interval
       heartbeat_interval_s: 10        # heartbeat agent period
       evacuate_to_shutoff: true       # microversion >= 2.95: evacuated servers end SHUTOFF
+      instance_storage: shared        # shared (Ceph RBD) | local: local image-backed disks
+                                      #   are rebuilt from the image by an evacuation
       scheduling_delay_s, evacuation_s, migration_bandwidth_mbps, migration_base_s,
       migration_failure_rate (0..1), stop_delay_s, power_off_delay_s,
       diurnal_amplitude, noise, noise_period_s
@@ -105,7 +107,8 @@ _FRACTION = {"type": "number", "minimum": 0, "maximum": 1}
 _REGION_PROPS = {f.name: _NUM for f in dataclasses.fields(r.RegionOptions)
                  if f.type in ("float", float)}
 _REGION_PROPS.update({"name": {"type": "string"}, "evacuate_to_shutoff": {"type": "boolean"},
-                      "migration_failure_rate": _FRACTION})
+                      "migration_failure_rate": _FRACTION,
+                      "instance_storage": {"enum": list(r.INSTANCE_STORAGES)}})
 
 SCHEMA = {
     "type": "object",

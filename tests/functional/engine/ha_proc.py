@@ -12,7 +12,6 @@ KEYVRM_TEST_KILL_AT=<task>:<before|after> kills it at that boundary (engine_proc
 """
 
 import copyreg
-import dataclasses
 import os
 import pickle
 import threading
@@ -23,15 +22,10 @@ from taskflow import states
 from keyvrm.demo import embedded
 from keyvrm.engine import dispatch
 from keyvrm.engine import persistence as engine_persistence
-from keyvrm.flows import resources as flow_resources
 from tests.functional.engine import engine_proc
 
 copyreg.pickle(type(threading.Lock()), lambda lock: (threading.Lock, ()))
 copyreg.pickle(type(threading.RLock()), lambda lock: (threading.RLock, ()))
-
-# Every VM may be evacuated (local disks rebuilt), as in the flows' scenario tests.
-REBUILD = flow_resources.FlowSettings(
-    executor=dataclasses.replace(embedded.SIM_EXECUTOR, allow_rebuild_local_disk=True))
 
 
 def save_region(region, path):
@@ -65,7 +59,7 @@ class SaveRegion(listener_base.Listener):
 def main(argv):
     db_url, region_path, mode = argv
     region = load_region(region_path)
-    emb = embedded.EmbeddedRegion(region, db_url, flow_settings=REBUILD)
+    emb = embedded.EmbeddedRegion(region, db_url)
     persistence = engine_persistence.Persistence(db_url)
     persistence.upgrade()
     factories = [lambda engine, record: SaveRegion(engine, region, region_path)]

@@ -34,7 +34,7 @@ def fresh_region(url, path):
     """The small scenario with DEAD down long enough to be detected; pickled to ``path``."""
     text = flows_conftest.SMALL.replace("timeline: []", "timeline:\n" + test_scenarios.dies(DEAD, at="0m"))
     region = scenario.loads(text).start()
-    emb = embedded.EmbeddedRegion(region, url, flow_settings=ha_proc.REBUILD)
+    emb = embedded.EmbeddedRegion(region, url)
     emb.sync_aggregates()
     emb.configure(app={"enabled": True}, aggregates={test_scenarios.HA_AGG: test_scenarios.ON})
     emb.advance(180)

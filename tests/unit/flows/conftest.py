@@ -1,13 +1,11 @@
 """A small simulated region with a KeyVRM engine dispatcher on it, driven cycle by cycle."""
 
-import dataclasses
 import os
 import tempfile
 
 import pytest
 
 from keyvrm.demo import embedded
-from keyvrm.flows import resources as flow_resources
 from keyvrm.simulator import scenario
 
 SMALL = """
@@ -30,11 +28,6 @@ timeline: []
 """
 
 
-# Every VM may be evacuated (local disks rebuilt), so an emptied host is the normal outcome.
-REBUILD = flow_resources.FlowSettings(
-    executor=dataclasses.replace(embedded.SIM_EXECUTOR, allow_rebuild_local_disk=True))
-
-
 @pytest.fixture
 def make_region():
     """Build an embedded region from the small scenario (``timeline`` YAML appended) and start it."""
@@ -42,8 +35,10 @@ def make_region():
     # SQLite on tmpfs when there is one: the engine commits often and fsyncs cost seconds.
     workdir = tempfile.TemporaryDirectory(dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
 
-    def make(timeline="", fencers=None, flow_settings=REBUILD):
+    def make(timeline="", fencers=None, flow_settings=None, instance_storage="shared"):
         text = SMALL.replace("timeline: []", "timeline:\n" + timeline if timeline else "timeline: []")
+        text = text.replace("evacuate_to_shutoff: true", "evacuate_to_shutoff: true\n  instance_storage: %s"
+                            % instance_storage)
         region = scenario.loads(text).start()
         emb = embedded.EmbeddedRegion(region, "sqlite:///%s/keyvrm-%d.sqlite" % (workdir.name, len(started)),
                                       fencers=fencers, flow_settings=flow_settings)

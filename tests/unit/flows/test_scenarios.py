@@ -176,3 +176,30 @@ def test_a_nova_outage_is_insufficient_evidence_on_the_event_and_the_cycle(make_
     assert db_api.get_hypervisor_state(emb.db, "cmp-00001")["state"] == "ok"
     cycle = db_api.page_cycles(emb.db, 1)[0]
     assert cycle["reason_code"] == "sources_failed" and "nova failed" in cycle["reason"]
+
+
+def test_on_local_storage_ha_evacuates_volume_backed_vms_and_never_rebuilds_a_disk(make_region):
+    emb = make_region(dies("cmp-00001"), instance_storage="local")
+    emb.configure(app={"enabled": True}, aggregates={HA_AGG: dict(ON, storage_mode="local")})
+    vms = emb.region.hosts["cmp-00001"].vms
+    volume_backed = {vm.id for vm in vms if vm.volume_backed}
+    image_backed = {vm.id for vm in vms if not vm.volume_backed}
+    assert volume_backed and image_backed  # the scenario's seed gives both kinds
+    run_cycles(emb, 5)
+    evacuated = {r["vm_id"] for r in db_api.list_recommendations(emb.db) if r["action"] == "evacuate"}
+    assert evacuated == volume_backed
+    assert {emb.region.vms[v].host for v in image_backed} == {"cmp-00001"}
+    assert emb.region.rebuilt_vms == []
+    acted = [e for e in events_of(emb, HA_AGG) if "[recommendations_final]" in e["reason"]]
+    assert "[local_disk]" in acted[0]["reason"] and acted[0]["state"] == "warning"
+    assert db_api.get_hypervisor_state(emb.db, "cmp-00001")["state"] == "error"
+
+
+def test_ha_waits_for_the_storage_mode_and_the_cycle_says_why(make_region):
+    emb = make_region(dies("cmp-00001"))
+    emb.configure(app={"enabled": True}, aggregates={HA_AGG: {"marker": "HA", "no_op_mode": False}})
+    run_cycles(emb, 3)
+    assert events_of(emb, HA_AGG) == []
+    assert db_api.get_hypervisor_state(emb.db, "cmp-00001")["state"] == "ok"
+    cycle = db_api.page_cycles(emb.db, 1)[0]
+    assert "agg-001: [storage_undeclared]" in cycle["reason"]

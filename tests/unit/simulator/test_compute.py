@@ -48,6 +48,20 @@ def test_evacuation_with_pre_2_95_behaviour_keeps_server_active():
     assert region.vms["vm-1"].status == r.ACTIVE
 
 
+@pytest.mark.parametrize("storage,volume_backed,rebuilt", [
+    ("local", False, True), ("shared", False, False), ("local", True, False)])
+def test_an_evacuation_rebuilds_an_image_backed_disk_only_where_instance_storage_is_local(
+        storage, volume_backed, rebuilt):
+    region = small_region(instance_storage=storage)
+    add_vm(region, "vm-1", "cmp-1", volume_backed=volume_backed)
+    nova = compute.Compute(region)
+    nova.force_down("cmp-1")
+    nova.evacuate("vm-1", "cmp-2")
+    region.clock.advance(300)
+    assert region.vms["vm-1"].host == "cmp-2"
+    assert region.rebuilt_vms == (["vm-1"] if rebuilt else [])
+
+
 def test_live_migration_violating_anti_affinity_fails_at_execution_and_vm_stays():
     region = small_region()
     region.server_groups["sg"] = r.ServerGroup("sg", "sg", ANTI_AFFINITY)

@@ -13,6 +13,7 @@ from keyvrm.api.handlers import availability_zone
 from keyvrm.api.handlers import config
 from keyvrm.api.handlers import cycle
 from keyvrm.api.handlers import event
+from keyvrm.api.handlers import hypervisor
 from keyvrm.api.handlers import operation
 from keyvrm.api.handlers import recommendation
 from keyvrm.api.handlers import root
@@ -24,7 +25,7 @@ from keyvrm.api import validation
 from keyvrm import exception
 
 HANDLER_MODULES = (root, config, availability_zone, aggregate, event, recommendation, operation, vm,
-                   snapshot, cycle)
+                   hypervisor, snapshot, cycle)
 JSON_TYPES = ("application/json", "application/merge-patch+json")
 
 

@@ -131,6 +131,17 @@ class Client:
     def unlock_vm(self, vm_id):
         return self._request("POST", "/vms/%s/unlock" % vm_id)
 
+    # hypervisors
+    def list_hypervisors(self, limit=None, marker=None, **filters):
+        return self._list("/hypervisors", "hypervisors", limit, marker, **filters)
+
+    def get_hypervisor(self, name):
+        return self._request("GET", "/hypervisors/%s" % urllib.parse.quote(name, safe=""))["hypervisor"]
+
+    def restore_hypervisor(self, name):
+        return self._request("POST", "/hypervisors/%s/restore" % urllib.parse.quote(name, safe=""),
+                             json={})["hypervisor"]
+
     # snapshots and cycles
     def list_snapshots(self, limit=None, marker=None):
         return self._list("/snapshots", "snapshots", limit, marker)

@@ -1003,3 +1003,115 @@ def force_unlock_vm(db, vm_id, unlocked_by):
         row.locked, row.lock_owner, row.locked_at = False, None, None
         row.transitional_state, row.deadline_at = None, None
         return was_locked
+
+
+# --- hypervisors as operators see them ------------------------------------------------------
+
+def _latest_snapshot(session):
+    row = session.execute(sa.select(models.RegionData).order_by(models.RegionData.id.desc()).limit(1)) \
+        .scalar_one_or_none()
+    return (row.id, row.taken_at, codec.decompress(row.data)) if row is not None else (None, None, None)
+
+
+def _fencing_summary(records):
+    """The fencing record as the API shows it: fencer, confirmed, message and times (never a secret)."""
+    keep = ("fencer", "confirmed", "message", "started_at", "finished_at")
+    return [{k: r.get(k) for k in keep} for r in records or () if isinstance(r, dict)]
+
+
+def _hypervisor_dict(host, state_row, seen, snapshot_id, taken_at):
+    values = dict(host=host, state="ok", state_since=None, reason=None, event_id=None, fenced_at=None,
+                  fencing=[], availability_zone=None, aggregates=[], service=None,
+                  snapshot_id=snapshot_id, seen_at=taken_at if seen is not None else None)
+    if state_row is not None:
+        values.update(state=state_row.state, state_since=state_row.state_since, reason=state_row.reason,
+                      event_id=state_row.event_id, fenced_at=state_row.fenced_at,
+                      fencing=_fencing_summary(state_row.fencing))
+    if seen is not None:
+        values.update(availability_zone=seen.availability_zone, aggregates=list(seen.aggregates))
+        if seen.service is not None:
+            service = seen.service
+            values["service"] = dict(state=service.state, status=service.status,
+                                     forced_down=service.forced_down, disabled_reason=service.disabled_reason)
+    values["restorable"] = values["state"] in models.HYPERVISOR_RESTORABLE_STATES
+    return values
+
+
+def list_hypervisors(db, state=None, aggregate=None):
+    """Every host of the newest snapshot and every host KeyVRM holds a state for, by name.
+
+    Each: KeyVRM's state with since/why/event and fencing record, and, from the newest
+    snapshot, the host's AZ, aggregates and compute service as Nova showed them.
+    """
+    if state is not None:
+        _check_choice("state", state, models.HYPERVISOR_STATES)
+    with db.reader() as session:
+        snapshot_id, taken_at, snap = _latest_snapshot(session)
+        rows = {r.host: r for r in session.execute(sa.select(models.HypervisorState)).scalars()}
+    seen = {h.name: h for h in snap.hypervisors} if snap is not None else {}
+    items = [_hypervisor_dict(host, rows.get(host), seen.get(host), snapshot_id, taken_at)
+             for host in sorted(set(seen) | set(rows))]
+    if state is not None:
+        items = [i for i in items if i["state"] == state]
+    if aggregate is not None:
+        items = [i for i in items if aggregate in i["aggregates"]]
+    return items
+
+
+def get_hypervisor(db, host):
+    """One host as ``list_hypervisors`` shows it; ``NotFound`` if neither Nova nor KeyVRM knows it."""
+    with db.reader() as session:
+        snapshot_id, taken_at, snap = _latest_snapshot(session)
+        row = session.get(models.HypervisorState, host)
+    seen = next((h for h in snap.hypervisors if h.name == host), None) if snap is not None else None
+    if row is None and seen is None:
+        raise exception.NotFound(f"hypervisor {host} not found")
+    return _hypervisor_dict(host, row, seen, snapshot_id, taken_at)
+
+
+def request_hypervisor_restore(db, host, requested_by, request_id=None):
+    """Mark a fenced/maintenance/error host ``restoring`` for the engine to return to service; audited.
+
+    The host's row is read under a row lock (``SELECT ... FOR UPDATE``) and changed with
+    its audit row in the same transaction: of concurrent requests exactly one succeeds;
+    the others, and a request for a host in any other state, get ``Conflict`` naming the
+    state. ``NotFound`` if neither the newest snapshot nor KeyVRM knows the host.
+    """
+    with db.writer() as session:
+        row = session.execute(sa.select(models.HypervisorState).where(models.HypervisorState.host == host)
+                              .with_for_update()).scalar_one_or_none()
+        if row is None:
+            _, _, snap = _latest_snapshot(session)
+            if snap is None or all(h.name != host for h in snap.hypervisors):
+                raise exception.NotFound(f"hypervisor {host} not found")
+            raise exception.Conflict(f"hypervisor {host} is ok: KeyVRM has not taken it out of service",
+                                     code="hypervisor_not_restorable")
+        if row.state not in models.HYPERVISOR_RESTORABLE_STATES:
+            raise exception.Conflict(
+                f"hypervisor {host} is {row.state}: only a {', '.join(models.HYPERVISOR_RESTORABLE_STATES)} "
+                "host can be returned to service", code="hypervisor_not_restorable")
+        session.add(models.ConfigAudit(scope="hypervisor", target=host, field="state",
+                                       old_value=row.state, new_value="restoring",
+                                       changed_by=requested_by, request_id=request_id))
+        row.state, row.state_since = "restoring", utcnow()
+        row.reason = f"return to service requested by {requested_by}"
+    return get_hypervisor(db, host)
+
+
+def list_hypervisors_restoring(db):
+    """Hosts an operator asked to return to service that the engine has not returned yet."""
+    row = models.HypervisorState
+    with db.reader() as session:
+        return list(session.execute(sa.select(row.host).where(row.state == "restoring")
+                                    .order_by(row.host)).scalars())
+
+
+def complete_hypervisor_restore(db, host, message):
+    """The host is back in service: state ``ok`` (HA watches it again). False if no longer restoring."""
+    row = models.HypervisorState
+    now = utcnow()
+    with db.writer() as session:
+        done = session.execute(sa.update(row).where(row.host == host, row.state == "restoring")
+                               .values(state="ok", reason=message, event_id=None, state_since=now,
+                                       updated_at=now))
+        return done.rowcount == 1

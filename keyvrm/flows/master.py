@@ -2,10 +2,10 @@
 
 Steps: start the cycle record; read ``app_config`` (disabled: the cycle is recorded as
 skipped with its reason and nothing else runs); cancel manual recommendations nobody
-started in time; collect the busy set (hosts and VMs of unfinished recommendations);
-HarvesterFlow (snapshot stored, aggregates synced with Nova); per aggregate, the gate
-decides NoopFlow, HAFlow, LBFlow or HA+LB, each dispatched with the cycle's snapshot;
-ExecutorFlows for ``created`` live migrations an operator started or an earlier cycle
+started in time; return the hosts an operator released to service (``restore``); collect
+the busy set (hosts and VMs of unfinished recommendations); HarvesterFlow (snapshot
+stored, aggregates synced with Nova); per aggregate, the gate decides NoopFlow, HAFlow,
+LBFlow or HA+LB, each dispatched with the cycle's snapshot; ExecutorFlows for ``created`` live migrations an operator started or an earlier cycle
 left; the cycle is completed with the sources that failed (``sources_failed``) and the
 reason of every aggregate it did not process.
 The schedule itself follows ``app_config.period`` in the engine, read at each tick.
@@ -21,6 +21,7 @@ from keyvrm.db import api as db_api
 from keyvrm.executor import manual
 from keyvrm.flows import events
 from keyvrm.flows import harvest
+from keyvrm.flows import restore
 from keyvrm.planning import gate
 from keyvrm.planning import reasons
 
@@ -180,6 +181,7 @@ class FinishCycle(_Task):
 def build(resources, **store):
     """The MasterFlow of one cycle (empty store)."""
     return linear_flow.Flow("master").add(
-        StartCycle(resources), ReadConfig(resources), CancelExpiredManual(resources), CollectBusy(resources),
+        StartCycle(resources), ReadConfig(resources), CancelExpiredManual(resources),
+        restore.ReturnHostsToService(resources), CollectBusy(resources),
         harvest.build(resources), DispatchAggregates(resources), DispatchExecutors(resources),
         FinishCycle(resources))

@@ -1,4 +1,4 @@
-"""oslo.policy defaults, one module per resource: readers see, admins change; VM unlock is admin-only."""
+"""oslo.policy defaults, one module per resource: readers see, admins change (VM unlock, host restore)."""
 
 from keyvrm.policies import aggregate
 from keyvrm.policies import availability_zone
@@ -6,13 +6,14 @@ from keyvrm.policies import base
 from keyvrm.policies import config
 from keyvrm.policies import cycle
 from keyvrm.policies import event
+from keyvrm.policies import hypervisor
 from keyvrm.policies import operation
 from keyvrm.policies import recommendation
 from keyvrm.policies import snapshot
 from keyvrm.policies import vm
 
 RESOURCE_MODULES = (config, availability_zone, aggregate, event, recommendation, operation, vm,
-                    snapshot, cycle)
+                    hypervisor, snapshot, cycle)
 
 
 def list_rules():

@@ -25,8 +25,9 @@ def update_config(call):
 
 AUDIT_LIMIT = route.Param("limit", {"type": "integer", "minimum": 1, "maximum": 1000},
                           "Number of newest audit rows to return (default 100).")
-SCOPE = route.Param("scope", {"type": "string", "enum": ["app", "aggregate"]}, "Only this scope.")
-TARGET = route.Param("target", {"type": "string"}, "Only this aggregate (scope aggregate).")
+SCOPE = route.Param("scope", {"type": "string", "enum": ["app", "aggregate", "hypervisor"]},
+                    "Only this scope.")
+TARGET = route.Param("target", {"type": "string"}, "Only this aggregate or hypervisor (scope aggregate, hypervisor).")
 
 
 def list_config_audit(call):

@@ -18,6 +18,8 @@ CONFIG_FIELDS = {
     "lb_weights": WEIGHTS,
     "lb_overload_threshold": _PERCENT,
     "lb_target_max_load": _PERCENT,
+    # Where image-backed disks live; null: undeclared, and HA does not run here.
+    "storage_mode": {"type": ["string", "null"], "enum": list(settings.STORAGE_MODES) + [None]},
 }
 assert set(CONFIG_FIELDS) == set(settings.AGGREGATE_CONFIG_FIELDS)
 

@@ -38,7 +38,7 @@ class ShowAggregate(common.ShowById):
 
 
 class SetAggregate(command.ShowOne):
-    """Change an aggregate's marker, NOOP mode (a reason is required to turn it on) and LB settings."""
+    """Change an aggregate's marker, NOOP mode (a reason is required to turn it on), storage mode and LB settings."""
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
@@ -49,6 +49,10 @@ class SetAggregate(command.ShowOne):
                           help="NOOP on: seen and counted, nothing done (needs --noop-reason).")
         noop.add_argument("--no-noop", dest="no_op_mode", action="store_false", help="NOOP off.")
         parser.add_argument("--noop-reason", dest="no_op_reason", metavar="<text>")
+        parser.add_argument("--storage-mode", choices=("shared", "local", "none"),
+                            help="Where image-backed VM disks live: shared (Ceph RBD, NFS: evacuation keeps "
+                                 "them), local (evacuation would rebuild them from the image) or none "
+                                 "(undeclared: HA does not run here).")
         parser.add_argument("--lb-period", type=int, metavar="<s>")
         parser.add_argument("--lb-overload-threshold", type=float, metavar="<pct>")
         parser.add_argument("--lb-target-max-load", type=float, metavar="<pct>")
@@ -60,6 +64,8 @@ class SetAggregate(command.ShowOne):
         changes = {f: getattr(parsed_args, f) for f in ("marker", "no_op_mode", "no_op_reason", "lb_period",
                                                         "lb_overload_threshold", "lb_target_max_load")
                    if getattr(parsed_args, f) is not None}
+        if parsed_args.storage_mode is not None:
+            changes["storage_mode"] = None if parsed_args.storage_mode == "none" else parsed_args.storage_mode
         if parsed_args.lb_weight:
             changes["lb_weights"] = dict(parsed_args.lb_weight)
         if not changes:

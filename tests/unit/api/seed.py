@@ -85,6 +85,10 @@ def seed(db):
                            transitional_state="migrating", deadline_at=_at(363), updated_at=_at(3)),
             models.VMState(vm_id="vm-1", locked=False, observed_host="cmp-2", observed_status="ACTIVE",
                            updated_at=_at(1)),
+            models.HypervisorState(host="cmp-1", state="fenced", reason="fenced by ipmi", event_id="ev-1",
+                                   fencing=[{"fencer": "ipmi", "confirmed": True, "message": "power off",
+                                             "started_at": 1764583200.0, "finished_at": 1764583203.0}],
+                                   fenced_at=_at(0), state_since=_at(0), updated_at=_at(0)),
             models.VMHistory(vm_id="vm-1", action="evacuate", status="succeeded", recommendation_id="rec-done",
                              started_at=_at(0), finished_at=_at(1), duration_s=60.0),
         ])

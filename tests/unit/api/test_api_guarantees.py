@@ -14,7 +14,7 @@ from keyvrm.db import api as db_api
 from tests.unit.api import seed
 
 PATH_VALUES = {"name": "agg-a", "event_id": "ev-1", "recommendation_id": "rec-done", "vm_id": "vm-1",
-               "snapshot_id": "1", "cycle_id": "1"}
+               "snapshot_id": "1", "cycle_id": "1", "host": "cmp-1"}
 
 
 def _get(app, path):

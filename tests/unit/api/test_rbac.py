@@ -41,6 +41,9 @@ MATRIX = {
     ("GET", "/v1/vms/{vm_id}"): "reader",
     ("GET", "/v1/vms/{vm_id}/history"): "reader",
     ("POST", "/v1/vms/{vm_id}/unlock"): "admin",
+    ("GET", "/v1/hypervisors"): "reader",
+    ("GET", "/v1/hypervisors/{host}"): "reader",
+    ("POST", "/v1/hypervisors/{host}/restore"): "admin",
     ("GET", "/v1/snapshots"): "reader",
     ("GET", "/v1/snapshots/{snapshot_id}"): "reader",
     ("GET", "/v1/snapshots/{snapshot_id}/data"): "admin",
@@ -49,7 +52,7 @@ MATRIX = {
     ("POST", "/v1/cycles"): "admin",
 }
 PATH_VALUES = {"name": "agg-a", "event_id": "ev-1", "recommendation_id": "rec-manual", "vm_id": "vm-locked",
-               "snapshot_id": "1", "cycle_id": "1"}
+               "snapshot_id": "1", "cycle_id": "1", "host": "cmp-1"}
 BODIES = {("PATCH", "/v1/config"): {"period": 90},
           ("PATCH", "/v1/aggregates/{name}"): {"lb_period": 300}}
 ALLOWED = {"anonymous": {"public"}, "member": {"public"}, "reader": {"public", "reader"},

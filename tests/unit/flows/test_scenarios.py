@@ -203,3 +203,25 @@ def test_ha_waits_for_the_storage_mode_and_the_cycle_says_why(make_region):
     assert db_api.get_hypervisor_state(emb.db, "cmp-00001")["state"] == "ok"
     cycle = db_api.page_cycles(emb.db, 1)[0]
     assert "agg-001: [storage_undeclared]" in cycle["reason"]
+
+
+def test_a_host_returned_to_service_is_watched_again_and_handled_when_it_dies_again(make_region):
+    timeline = dies("cmp-00001") + ("  - at: 8m\n    fault: host_recovers\n    hosts: [cmp-00001]\n"
+                                    + dies("cmp-00001", at="13m"))
+    emb = make_region(timeline)
+    emb.configure(app={"enabled": True}, aggregates={HA_AGG: ON})
+    run_cycles(emb, 5)
+    assert db_api.get_hypervisor_state(emb.db, "cmp-00001")["state"] == "maintenance"
+    db_api.request_hypervisor_restore(emb.db, "cmp-00001", "admin")
+    run_cycles(emb, 1)
+    waiting = db_api.get_hypervisor_state(emb.db, "cmp-00001")
+    assert waiting["state"] == "restoring" and "waiting for its compute service" in waiting["reason"]
+    assert codes(emb, HA_AGG)[-1] == "already_handled"  # a host being restored is not fenced again
+    run_cycles(emb, 3)  # the host is back at 8 min
+    service = emb.drivers.cloud.get_service("cmp-00001")
+    assert db_api.get_hypervisor_state(emb.db, "cmp-00001")["state"] == "ok"
+    assert not service.forced_down and service.status == "enabled"
+    first = {e["id"] for e in events_of(emb, HA_AGG) if e["reason_code"] == "recommendations_final"}
+    run_cycles(emb, 7)  # dies again at 13 min
+    state = db_api.get_hypervisor_state(emb.db, "cmp-00001")
+    assert state["state"] in ("fenced", "maintenance") and state["event_id"] not in first

@@ -90,3 +90,24 @@ def test_operation_list_as_value_lines(served):
     result = _openstack(served, "operation", "list", "rec-done", "-f", "value", "-c", "kind")
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["start", "execute", "success"]
+
+
+def test_aggregate_set_storage_mode_shared_then_none(served, seeded_db):
+    result = _openstack(served, "aggregate", "set", "agg-a", "--storage-mode", "shared", "-f", "json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["storage_mode"] == "shared"
+    result = _openstack(served, "aggregate", "set", "agg-a", "--storage-mode", "none", "-f", "json")
+    assert result.returncode == 0, result.stderr
+    assert db_api.get_aggregate_config(seeded_db, "agg-a").storage_mode is None
+
+
+def test_hypervisor_list_show_and_restore(served, seeded_db):
+    result = _openstack(served, "hypervisor", "list", "-f", "json")
+    assert result.returncode == 0, result.stderr
+    assert [(r["host"], r["state"]) for r in json.loads(result.stdout)] == [("cmp-1", "fenced"), ("cmp-2", "ok")]
+    result = _openstack(served, "hypervisor", "restore", "cmp-1", "-f", "json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["state"] == "restoring"
+    again = _openstack(served, "hypervisor", "restore", "cmp-1")
+    assert again.returncode != 0 and "is restoring" in again.stderr
+    assert db_api.get_hypervisor_state(seeded_db, "cmp-1")["state"] == "restoring"

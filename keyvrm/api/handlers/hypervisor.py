@@ -1,0 +1,45 @@
+"""Hypervisors: KeyVRM's state of each host (since when, why, fencing) and the admin's return to service."""
+
+from keyvrm.api import paging
+from keyvrm.api import route
+from keyvrm.api.schemas import hypervisor as schema
+from keyvrm.db import api as db_api
+from keyvrm.db import models
+from keyvrm.policies import hypervisor as policy
+
+STATE = route.Param("state", {"type": "string", "enum": list(models.HYPERVISOR_STATES)},
+                    "Only hosts in this KeyVRM state.")
+AGGREGATE = route.Param("aggregate", {"type": "string", "minLength": 1}, "Only hosts of this aggregate.")
+
+
+def list_hypervisors(call):
+    """One page of hosts by name: the newest snapshot's hosts and every host KeyVRM holds a state for."""
+    q = call.query
+    limit = paging.page_size(call, q)
+    items = db_api.list_hypervisors(call.db, state=q.get("state"), aggregate=q.get("aggregate"))
+    marker = q.get("marker")
+    if marker is not None:
+        items = [i for i in items if i["host"] > marker]
+    return paging.collection(call, "hypervisors", items[:limit], limit, lambda i: i["host"])
+
+
+def show_hypervisor(call, host):
+    """One host's KeyVRM state, fencing record and compute service."""
+    return {"hypervisor": db_api.get_hypervisor(call.db, host)}
+
+
+def restore_hypervisor(call, host):
+    """Ask the engine to return a fenced/maintenance/error host to service (unforce, enable); audited."""
+    hypervisor = db_api.request_hypervisor_restore(call.db, host, call.who, request_id=call.context.request_id)
+    return {"hypervisor": hypervisor}
+
+
+ROUTES = [
+    route.Route("GET", "/v1/hypervisors", list_hypervisors, "List hypervisors with KeyVRM's state.",
+                schema.HYPERVISORS, policy=policy.LIST, query=paging.PARAMS + (STATE, AGGREGATE), errors=(400,)),
+    route.Route("GET", "/v1/hypervisors/{host}", show_hypervisor, "Show a hypervisor's KeyVRM state.",
+                schema.HYPERVISOR, policy=policy.GET, errors=(404,)),
+    route.Route("POST", "/v1/hypervisors/{host}/restore", restore_hypervisor,
+                "Return a fenced, maintenance or error hypervisor to service (admin only).", schema.HYPERVISOR,
+                policy=policy.RESTORE, request_schema=schema.RESTORE, status=202, errors=(400, 404, 409)),
+]

@@ -1,0 +1,64 @@
+"""Return to service: hosts an operator released (``POST /v1/hypervisors/{name}/restore``) go back to Nova.
+
+For each host in state ``restoring``: its compute service is no longer forced down and, if
+KeyVRM's fencing disabled it (a disabled reason starting with "KeyVRM"), it is enabled
+again; a service an operator disabled for another reason stays disabled. The host is
+``ok`` (HA watches it again) once Nova shows its compute service up; until then it stays
+``restoring`` with the reason saying what it waits for, and HA leaves it alone.
+"""
+
+from __future__ import annotations
+
+from oslo_log import log as logging
+from taskflow import task
+
+from keyvrm.db import api as db_api
+from keyvrm.model import snapshot
+
+LOG = logging.getLogger(__name__)
+
+KEYVRM_REASON_PREFIX = "KeyVRM"
+
+
+def return_to_service(cloud, host: str) -> tuple[bool, str]:
+    """Unforce and (if KeyVRM disabled it) enable ``host``'s compute service: (service up, what was done)."""
+    done = []
+    service = cloud.get_service(host)
+    if service.forced_down:
+        service = cloud.force_down_service(host, forced_down=False)
+        done.append("forced_down cleared")
+    if service.status == snapshot.SERVICE_DISABLED and (service.disabled_reason or "").startswith(
+            KEYVRM_REASON_PREFIX):
+        service = cloud.enable_service(host)
+        done.append("service enabled")
+    elif service.status == snapshot.SERVICE_DISABLED:
+        done.append(f"left disabled (reason not KeyVRM's: {service.disabled_reason!r})")
+    service = cloud.get_service(host)
+    return service.state == snapshot.SERVICE_UP and not service.forced_down, ", ".join(done) or "nothing to undo"
+
+
+class ReturnHostsToService(task.Task):
+    """Bring every ``restoring`` host back (see the module docstring); provides the hosts now ``ok``."""
+
+    def __init__(self, resources):
+        super().__init__(name="return_hosts_to_service", provides="hosts_restored")
+        self.resources = resources
+
+    def execute(self, enabled):
+        if not enabled:
+            return []
+        res, restored = self.resources, []
+        for host in db_api.list_hypervisors_restoring(res.db):
+            try:
+                up, done = return_to_service(res.cloud, host)
+            except Exception as exc:  # one host's Nova error must not stop the cycle
+                LOG.warning("returning %s to service failed: %s", host, exc)
+                continue
+            if not up:
+                db_api.set_hypervisor_state(res.db, host, "restoring",
+                                            reason=f"{done}; waiting for its compute service to report up")
+                continue
+            if db_api.complete_hypervisor_restore(res.db, host, f"returned to service ({done})"):
+                LOG.info("hypervisor %s returned to service: %s", host, done)
+                restored.append(host)
+        return restored

@@ -6,8 +6,9 @@ started in time; return the hosts an operator released to service (``restore``);
 the busy set (hosts and VMs of unfinished recommendations); HarvesterFlow (snapshot
 stored, aggregates synced with Nova); per aggregate, the gate decides NoopFlow, HAFlow,
 LBFlow or HA+LB, each dispatched with the cycle's snapshot; ExecutorFlows for ``created``
-live migrations an operator started or an earlier cycle left; the cycle is completed with the sources that failed (``sources_failed``) and the
-reason of every aggregate it did not process.
+live migrations an operator started or an earlier cycle left; the cycle is completed with
+the sources that failed (``sources_failed``) and the reason of every aggregate it did not
+process.
 The schedule itself follows ``app_config.period`` in the engine, read at each tick.
 """
 

@@ -5,9 +5,10 @@ from oslo_config import cfg
 GROUP = "harvest"
 
 opts = [
-    cfg.StrOpt("cloud_driver", default="sim", choices=["openstack", "sim"],
-               help="Where the region comes from: a real OpenStack cloud or the embedded "
-                    "simulated region."),
+    cfg.StrOpt("cloud_driver", default="openstack", choices=["openstack", "sim"],
+               help="Where the region comes from: the OpenStack cloud (Nova, Placement, Glance "
+                    "through the session [harvest] cloud names). 'sim' is the demo's embedded "
+                    "simulated region only: keyvrm-engine refuses it."),
     cfg.StrOpt("cloud", default="",
                help="clouds.yaml entry used for the OpenStack session (empty: the [keystone_authtoken]"
                     "-style auth of the environment, OS_* variables)."),

@@ -14,8 +14,9 @@ from oslo_config import cfg
 GROUP = "heartbeat"
 
 opts = [
-    cfg.StrOpt("driver", default="sim", choices=["sentinel", "sim"],
-               help="Where heartbeats come from."),
+    cfg.StrOpt("driver", default="sentinel", choices=["sentinel", "sim"],
+               help="Where heartbeats come from: Redis behind the Sentinels of [heartbeat] "
+                    "sentinels. 'sim' is the demo's embedded region only: keyvrm-engine refuses it."),
     cfg.ListOpt("sentinels", default=["127.0.0.1:26379"],
                 help="Redis Sentinel addresses, host:port."),
     cfg.StrOpt("service_name", default="keyvrm", help="Sentinel master name."),

@@ -17,8 +17,9 @@ GROUP = "metrics"
 _UPLINKS = 'device=~"(en|eth|bond|ib).*"'
 
 opts = [
-    cfg.StrOpt("driver", default="sim", choices=["prometheus", "sim"],
-               help="Where metrics come from."),
+    cfg.StrOpt("driver", default="prometheus", choices=["prometheus", "sim"],
+               help="Where metrics come from: a Prometheus-compatible TSDB at [metrics] url. "
+                    "'sim' is the demo's embedded region only: keyvrm-engine refuses it."),
     cfg.URIOpt("url", default="http://127.0.0.1:8428", secret=True,
                help="Base URL of the Prometheus HTTP API (VictoriaMetrics in production)."),
     cfg.IntOpt("window", default=300, min=30,

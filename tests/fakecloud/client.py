@@ -77,8 +77,12 @@ class FakeCloud:
                 self.process.wait()
 
 
-def start(workdir, computes=5, python=None, timeout_s=180.0) -> FakeCloud:
-    """Start a fake cloud with ``computes`` computes in ``workdir``; returns once it serves."""
+def start(workdir, computes=5, python=None, timeout_s=180.0, nova_timers=None) -> FakeCloud:
+    """Start a fake cloud with ``computes`` computes in ``workdir``; returns once it serves.
+
+    ``nova_timers``: ``(service_down_time, report_interval)`` in seconds (default: the
+    server's short test timers; Nova's own defaults are (60, 10)).
+    """
     workdir = pathlib.Path(workdir)
     endpoints_file = workdir / "endpoints.json"
     log_path = workdir / "fakecloud.log"
@@ -86,7 +90,9 @@ def start(workdir, computes=5, python=None, timeout_s=180.0) -> FakeCloud:
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
             [python or sys.executable, str(SERVER), "--computes", str(computes),
-             "--endpoints-file", str(endpoints_file)],
+             "--endpoints-file", str(endpoints_file)]
+            + (["--service-down-time", str(nova_timers[0]), "--report-interval", str(nova_timers[1])]
+               if nova_timers else []),
             stdout=log, stderr=subprocess.STDOUT, env=env, cwd=str(workdir))
     deadline = time.monotonic() + timeout_s
     while not endpoints_file.exists():

@@ -56,12 +56,14 @@ class _Cloud(integrated_helpers.ProviderUsageBaseTestCase):
     """Nova's functional base as a long-lived region rather than a test."""
 
     compute_driver = "fake.MediumFakeDriver"
+    service_down_time_s = SERVICE_DOWN_TIME_S
+    report_interval_s = REPORT_INTERVAL_S
 
     def setUp(self):
         paste = os.path.join(sys.prefix, "etc", "nova", "api-paste.ini")
         self.flags(api_paste_config=paste, group="wsgi")
         self.flags(driver="nova.quota.NoopQuotaDriver", group="quota")
-        self.flags(service_down_time=SERVICE_DOWN_TIME_S, report_interval=REPORT_INTERVAL_S)
+        self.flags(service_down_time=self.service_down_time_s, report_interval=self.report_interval_s)
         super().setUp()
 
     def runTest(self):
@@ -245,8 +247,13 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--computes", type=int, default=5)
     parser.add_argument("--endpoints-file", required=True)
+    parser.add_argument("--service-down-time", type=int, default=SERVICE_DOWN_TIME_S,
+                        help="Nova's service_down_time, s (Nova's default: 60).")
+    parser.add_argument("--report-interval", type=int, default=REPORT_INTERVAL_S,
+                        help="Nova's report_interval, s (Nova's default: 10).")
     args = parser.parse_args(argv)
 
+    _Cloud.service_down_time_s, _Cloud.report_interval_s = args.service_down_time, args.report_interval
     cloud = _Cloud()
     cloud.setUp()
     fault = _Fault()

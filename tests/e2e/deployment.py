@@ -1,0 +1,236 @@
+"""KeyVRM deployed as an operator deploys it, around real Nova: every service its own process.
+
+- the fake cloud (``tests/fakecloud``: real Nova 34 API, conductor, scheduler, fake
+  computes, Placement 16) with Nova's default timers (``service_down_time`` 60 s,
+  ``report_interval`` 10 s);
+- VictoriaMetrics (the TSDB), a Redis master + replica + 3 Sentinels, and one
+  ``keyvrm-heartbeat-agent`` per compute, writing through the Sentinels;
+- a throwaway PostgreSQL database, migrated by ``keyvrm-manage db sync``;
+- ``keyvrm-engine`` and ``keyvrm-api`` from one ``keyvrm.conf`` that sets only where things
+  are (database, Nova/Placement/Glance endpoints, TSDB, Sentinels, RabbitMQ): every other
+  option keeps its shipped default;
+- business config through ``openstack keyvrm ...`` (auth ``none`` against the noauth API).
+
+A compute is killed as a hypervisor dies: its nova-compute stops and its heartbeat agent
+gets SIGKILL.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import uuid
+
+import requests
+
+from tests.fakecloud import client as fakecloud
+from tests.functional.harvest import conftest as peers
+
+BIN = pathlib.Path(sys.executable).parent
+NOVA_TIMERS = (60, 10)  # Nova's defaults: service_down_time, report_interval
+ENV = dict(os.environ, PYTHONWARNINGS="ignore")
+
+
+def _wait(check, timeout_s, what, interval_s=0.2):
+    deadline = time.monotonic() + timeout_s
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} within {timeout_s:.0f} s")
+        time.sleep(interval_s)
+
+
+class Deployment:
+    """The running region and KeyVRM's services on it (see the module docstring)."""
+
+    def __init__(self, workdir: pathlib.Path, db_url: str, computes: int = 5):
+        self.workdir = workdir
+        self.db_url = db_url
+        self.computes = computes
+        self.cloud = None
+        self.tsdb_process = None
+        self.sentinels = None
+        self.agents = {}
+        self.services = {}
+        self.logs = []
+        self.api_url = None
+        self.tsdb_url = None
+
+    # --- start and stop -------------------------------------------------------------------
+
+    def start(self):
+        """Start every peer, then KeyVRM; returns once the API answers."""
+        (self.workdir / "cloud").mkdir()
+        self.cloud = fakecloud.start(self.workdir / "cloud", computes=self.computes,
+                                     python=str(BIN / "python"), nova_timers=NOVA_TIMERS)
+        self._start_tsdb()
+        sentinel_dir = self.workdir / "sentinels"
+        sentinel_dir.mkdir()
+        self.sentinels = peers.SentinelSet(sentinel_dir)
+        self.sentinels.start(peers.require_binary("redis-server"), peers.require_binary("redis-sentinel"))
+        self.config = self._write_config()
+        for host in self.cloud.endpoints["hosts"]:
+            self.start_agent(host)
+        self._run([str(BIN / "keyvrm-manage"), "--config-file", str(self.config), "db", "sync"])
+        self.start_service("keyvrm-api")
+        self.start_service("keyvrm-engine")
+        _wait(self._api_answers, 60, "keyvrm-api did not answer")
+
+    def stop(self):
+        for name in list(self.services):
+            self.stop_service(name)
+        for host in list(self.agents):
+            self.kill_agent(host)
+        if self.sentinels is not None:
+            self.sentinels.stop()
+        if self.tsdb_process is not None:
+            peers.stop(self.tsdb_process)
+        if self.cloud is not None:
+            self.cloud.stop()
+        for log in self.logs:
+            log.close()
+
+    def _start_tsdb(self):
+        data = self.workdir / "tsdb"
+        data.mkdir()
+        port = peers.free_port()
+        log = self._log("victoria-metrics")
+        self.tsdb_process = subprocess.Popen(
+            [peers.require_binary("victoria-metrics"), f"-httpListenAddr=127.0.0.1:{port}",
+             f"-storageDataPath={data}", "-retentionPeriod=100y", "-search.disableCache",
+             "-search.latencyOffset=0s"], stdout=log, stderr=subprocess.STDOUT)
+        self.tsdb_url = f"http://127.0.0.1:{port}"
+
+        def healthy():
+            try:
+                return requests.get(self.tsdb_url + "/health", timeout=1).ok
+            except requests.RequestException:
+                return False
+        _wait(healthy, 20, "victoria-metrics did not come up")
+
+    def _write_config(self) -> pathlib.Path:
+        self.api_port = peers.free_port()
+        self.api_url = f"http://127.0.0.1:{self.api_port}"
+        endpoints = self.cloud.endpoints
+        config = self.workdir / "keyvrm.conf"
+        config.write_text(textwrap.dedent(f"""\
+            [DEFAULT]
+            state_path = {self.workdir / "state"}
+            transport_url = rabbit://guest:guest@127.0.0.1:5672/
+            [database]
+            connection = {self.db_url}
+            [api]
+            host = 127.0.0.1
+            port = {self.api_port}
+            auth_strategy = noauth
+            [engine]
+            rpc_topic = keyvrm-engine-{uuid.uuid4().hex[:8]}
+            [cloud]
+            auth_type = none
+            compute_endpoint_override = {endpoints["compute_url"]}
+            placement_endpoint_override = {endpoints["placement_url"]}
+            image_endpoint_override = {endpoints["image_url"]}
+            [metrics]
+            url = {self.tsdb_url}
+            [heartbeat]
+            sentinels = {",".join(self.sentinels.sentinels)}
+            service_name = {peers.SERVICE}
+            """))
+        (self.workdir / "state").mkdir(exist_ok=True)
+        return config
+
+    def _log(self, name):
+        log = open(self.workdir / f"{name}.log", "a")
+        self.logs.append(log)
+        return log
+
+    def _run(self, command):
+        result = subprocess.run(command, capture_output=True, text=True, env=ENV, timeout=120)
+        assert result.returncode == 0, (command, result.stdout[-2000:], result.stderr[-2000:])
+        return result.stdout
+
+    def start_service(self, name):
+        """Start ``keyvrm-api`` or ``keyvrm-engine`` on the deployment's config."""
+        self.services[name] = subprocess.Popen([str(BIN / name), "--config-file", str(self.config)],
+                                               stdout=self._log(name), stderr=subprocess.STDOUT, env=ENV)
+
+    def stop_service(self, name, sig=signal.SIGTERM):
+        process = self.services.pop(name)
+        if process.poll() is None:
+            process.send_signal(sig)
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+    def start_agent(self, host):
+        """``keyvrm-heartbeat-agent`` for ``host`` (its own config file, as on the hypervisor)."""
+        agent_conf = self.workdir / f"heartbeat-{host}.conf"
+        agent_conf.write_text(textwrap.dedent(f"""\
+            [heartbeat]
+            host = {host}
+            sentinels = {",".join(self.sentinels.sentinels)}
+            service_name = {peers.SERVICE}
+            """))
+        self.agents[host] = subprocess.Popen(
+            [str(BIN / "keyvrm-heartbeat-agent"), "--config-file", str(agent_conf)],
+            stdout=self._log(f"heartbeat-{host}"), stderr=subprocess.STDOUT, env=ENV)
+
+    def kill_agent(self, host):
+        process = self.agents.pop(host)
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+    def _api_answers(self):
+        try:
+            return requests.get(self.api_url + "/v1/config", timeout=2).ok
+        except requests.RequestException:
+            return False
+
+    # --- what an operator does ------------------------------------------------------------
+
+    def openstack(self, *args, check=True):
+        """``openstack keyvrm ARGS -f json`` against the API; the parsed output."""
+        command = [str(BIN / "openstack"), "--os-auth-type", "none", "--os-endpoint", self.api_url,
+                   "keyvrm", *args]
+        if args[-1] not in ("--help",) and "-f" not in args:
+            command += ["-f", "json"]
+        result = subprocess.run(command, capture_output=True, text=True, env=ENV, timeout=120)
+        if not check:
+            return result
+        assert result.returncode == 0, (args, result.stderr[-2000:])
+        return json.loads(result.stdout) if result.stdout.strip() else None
+
+    def api(self, path):
+        response = requests.get(self.api_url + "/v1" + path, timeout=10)
+        response.raise_for_status()
+        return response.json()
+
+    def kill_compute(self, host):
+        """The hypervisor dies: nova-compute stops reporting and its heartbeat agent is gone."""
+        self.kill_agent(host)
+        self.cloud.stop_compute(host)
+        return time.monotonic()
+
+    def revive_compute(self, host):
+        """The repaired hypervisor boots: nova-compute and the heartbeat agent run again."""
+        self.cloud.start_compute(host)
+        self.start_agent(host)
+
+    def wait(self, check, timeout_s, what, interval_s=0.5):
+        """Poll ``check`` until truthy (its value) or fail with ``what`` and the engine log's tail."""
+        try:
+            return _wait(check, timeout_s, what, interval_s)
+        except AssertionError as exc:
+            tail = (self.workdir / "keyvrm-engine.log").read_text(errors="replace")[-4000:]
+            raise AssertionError(f"{exc}\n--- keyvrm-engine.log (tail) ---\n{tail}") from None

@@ -1008,8 +1008,9 @@ def force_unlock_vm(db, vm_id, unlocked_by):
 # --- hypervisors as operators see them ------------------------------------------------------
 
 def _latest_snapshot(session):
-    row = session.execute(sa.select(models.RegionData).order_by(models.RegionData.id.desc()).limit(1)) \
-        .scalar_one_or_none()
+    """(id, taken_at, snapshot) of the newest snapshot that has hosts: a Nova outage leaves one without."""
+    row = session.execute(sa.select(models.RegionData).where(models.RegionData.hypervisor_count > 0)
+                          .order_by(models.RegionData.id.desc()).limit(1)).scalar_one_or_none()
     return (row.id, row.taken_at, codec.decompress(row.data)) if row is not None else (None, None, None)
 
 
@@ -1038,7 +1039,7 @@ def _hypervisor_dict(host, state_row, seen, snapshot_id, taken_at):
 
 
 def list_hypervisors(db, state=None, aggregate=None):
-    """Every host of the newest snapshot and every host KeyVRM holds a state for, by name.
+    """Every host of the newest snapshot with hosts and every host KeyVRM holds a state for, by name.
 
     Each: KeyVRM's state with since/why/event and fencing record, and, from the newest
     snapshot, the host's AZ, aggregates and compute service as Nova showed them.

@@ -22,6 +22,7 @@ RECOVERY_BUDGET_S = 75.0
 
 @pytest.fixture(scope="module")
 def region(tmp_path_factory, pg_databases):
+    nova_helpers.require_nova()
     deployed = e2e.Deployment(tmp_path_factory.mktemp("e2e"), pg_databases())
     try:
         deployed.start()
@@ -57,26 +58,36 @@ def _aggregate_events(region):
     return region.api("/events?aggregate=%s&kind=HA&limit=200" % AGGREGATE)["events"]
 
 
+def _cycle_after(region, cycle_id, timeout_s, what):
+    return region.wait(lambda: next((c for c in region.api("/cycles?limit=10")["cycles"]
+                                     if c["id"] > cycle_id and c["status"] == "completed"), None),
+                       timeout_s, what)
+
+
+def _newest_cycle(region):
+    return max([c["id"] for c in region.api("/cycles?limit=50")["cycles"]] or [0])
+
+
 def test_ha_waits_until_the_operator_declares_the_storage(region):
     region.openstack("config", "set", "--enabled", "true")
-    region.openstack("aggregate", "set", AGGREGATE, "--marker", "HA", "--no-noop")
     region.openstack("cycle", "run")
-    cycle = region.wait(lambda: next((c for c in region.api("/cycles?limit=5")["cycles"]
-                                      if c["status"] == "completed"), None), 60, "no cycle completed")
-    assert "storage_undeclared" in (cycle["reason"] or ""), cycle
+    _cycle_after(region, 0, 90, "no first cycle completed")  # it brings Nova's aggregates in
     shown = region.openstack("aggregate", "show", AGGREGATE)
-    assert shown["storage_mode"] is None and shown["marker"] == "HA"
+    assert shown["storage_mode"] is None and shown["no_op_mode"] is True
+    region.openstack("aggregate", "set", AGGREGATE, "--marker", "HA", "--no-noop")
+    newest = _newest_cycle(region)
+    region.openstack("cycle", "run")
+    cycle = _cycle_after(region, newest, 90, "no cycle completed")
+    assert "storage_undeclared" in (cycle["reason"] or ""), cycle
 
 
 def test_a_nova_outage_is_insufficient_evidence_and_nothing_is_fenced(region):
     region.openstack("aggregate", "set", AGGREGATE, "--storage-mode", "shared")
-    newest = max(c["id"] for c in region.api("/cycles?limit=50")["cycles"])
+    newest = _newest_cycle(region)
     region.cloud.fault(503)
     try:
         region.openstack("cycle", "run")
-        cycle = region.wait(lambda: next((c for c in region.api("/cycles?limit=5")["cycles"]
-                                          if c["id"] > newest and c["status"] == "completed"), None),
-                            90, "no cycle completed during the Nova outage")
+        cycle = _cycle_after(region, newest, 90, "no cycle completed during the Nova outage")
     finally:
         region.cloud.fault(None)
     assert cycle["reason_code"] == "sources_failed" and "nova failed" in cycle["reason"], cycle
@@ -100,8 +111,9 @@ def test_a_killed_compute_is_fenced_and_its_servers_run_elsewhere_with_shipped_d
     state = region.wait(lambda: _in_state(_hypervisor(region, victim), "maintenance"), 60,
                         "the killed compute did not end in maintenance")
     assert state["fencing"] and any(step["fencer"] == "nova" and step["confirmed"] for step in state["fencing"])
-    service = state["service"]
+    service = _service(region, victim)  # as Nova shows it now (the API's is as of the last snapshot)
     assert service["forced_down"] and service["status"] == "disabled", service
+    assert service["disabled_reason"].startswith("KeyVRM"), service
     group_hosts = [_server(region, s)["OS-EXT-SRV-ATTR:host"] for s in region.servers
                    if _server(region, s)["name"].startswith("aa-")]
     assert len(set(group_hosts)) == 3, group_hosts  # anti-affinity kept

@@ -22,6 +22,17 @@ def _in_ci():
     return os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
+def require_nova():
+    """Nova and Placement must be importable: skip without them, fail in CI (CI=true)."""
+    try:
+        import nova  # noqa: F401
+        import placement  # noqa: F401
+    except ImportError as exc:
+        if _in_ci():
+            pytest.fail("the nova tests need nova and openstack-placement (tox -e nova): %s" % exc)
+        pytest.skip("nova/openstack-placement not installed (run tox -e nova)")
+
+
 @pytest.fixture(scope="session")
 def fake_cloud(tmp_path_factory):
     """Five fake computes ``compute000``..``compute004``, started once per session.
@@ -30,13 +41,7 @@ def fake_cloud(tmp_path_factory):
     aggregate ``agg-read-a`` = compute000-001 as zone ``az-read`` with metadata, and
     ``agg-read-b`` = compute002-004 in the default zone.
     """
-    try:
-        import nova  # noqa: F401
-        import placement  # noqa: F401
-    except ImportError as exc:
-        if _in_ci():
-            pytest.fail("the nova tests need nova and openstack-placement (tox -e nova): %s" % exc)
-        pytest.skip("nova/openstack-placement not installed (run tox -e nova)")
+    require_nova()
     cloud = client.start(tmp_path_factory.mktemp("fakecloud"), computes=5)
     drv = openstack.from_endpoints(cloud.service_endpoints)
     aggregate(drv, "agg-read-a", ["compute000", "compute001"], zone="az-read",

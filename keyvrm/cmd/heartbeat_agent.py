@@ -1,9 +1,13 @@
-"""keyvrm-heartbeat-agent: the daemon a hypervisor runs to write its heartbeat through Sentinel.
+"""keyvrm-heartbeat-agent: the daemon a hypervisor runs to write its heartbeat to Redis.
+
+``keyvrm-heartbeat-agent [--config-file F] [--host NAME]``: ``--host`` overrides
+``[heartbeat] host`` (the Nova compute host name; default this machine's hostname).
 
 Every ``[heartbeat] interval`` seconds it writes ``{key_prefix}{host}`` = now (POSIX
 seconds) with a TTL of ``[heartbeat] ttl`` (key layout: keyvrm.drivers.heartbeat.sentinel).
-When the master cannot be reached (a failover in progress, Sentinels down) it logs,
-drops its connections so the next write asks the Sentinels for the master again, and
+The store is ``[heartbeat] driver``'s: Sentinel's master or one plain Redis. When it
+cannot be reached (a failover in progress, Sentinels down) it logs, drops its
+connections so the next write asks the Sentinels for the master again, and
 keeps going at the same interval; it never exits on a store error. SIGTERM/SIGINT stop
 it after the current write.
 """
@@ -22,6 +26,8 @@ from keyvrm.conf import heartbeat as heartbeat_conf
 from keyvrm.drivers.heartbeat import sentinel
 
 LOG = logging.getLogger(__name__)
+
+HOST_OPT = cfg.StrOpt("host", help="Name to write the heartbeat under (overrides [heartbeat] host).")
 
 
 class HeartbeatAgent:
@@ -69,33 +75,34 @@ class HeartbeatAgent:
             stop.wait(max(0.0, self.interval_s - (self.clock.time() - started)))
 
     @classmethod
-    def from_conf(cls, conf, clock=None) -> "HeartbeatAgent":
-        """The agent the ``[heartbeat]`` options describe."""
+    def from_conf(cls, conf, clock=None, host=None) -> "HeartbeatAgent":
+        """The agent the ``[heartbeat]`` options describe; ``host`` overrides ``[heartbeat] host``."""
         group = conf.heartbeat
 
-        def client_factory():
-            return sentinel.connect(group.sentinels, group.service_name, password=group.password,
-                                    sentinel_password=group.sentinel_password,
-                                    socket_timeout_s=group.socket_timeout)
-
-        return cls(client_factory, group.host, key_prefix=group.key_prefix,
-                   interval_s=group.interval, ttl_s=group.ttl,
-                   service_name=group.service_name, clock=clock)
+        return cls(lambda: sentinel.client_from_conf(group), host or group.host,
+                   key_prefix=group.key_prefix, interval_s=group.interval, ttl_s=group.ttl,
+                   service_name=sentinel.store_name(group), clock=clock)
 
 
-def main(argv=None) -> int:
-    """Parse the config (``--config-file``), then beat until SIGTERM/SIGINT."""
+def parse_conf(argv) -> cfg.ConfigOpts:
+    """The agent's config: ``--config-file`` files, ``[heartbeat]`` options and ``--host``."""
     conf = cfg.ConfigOpts()
     logging.register_options(conf)
     heartbeat_conf.register_opts(conf)
-    conf(sys.argv[1:] if argv is None else argv, project="keyvrm", prog="keyvrm-heartbeat-agent")
+    conf.register_cli_opt(HOST_OPT)
+    conf(argv, project="keyvrm", prog="keyvrm-heartbeat-agent")
+    return conf
+
+
+def main(argv=None) -> int:
+    """Parse the config (``--config-file``, ``--host``), then beat until SIGTERM/SIGINT."""
+    conf = parse_conf(sys.argv[1:] if argv is None else argv)
     logging.setup(conf, "keyvrm-heartbeat-agent")
-    agent = HeartbeatAgent.from_conf(conf)
+    agent = HeartbeatAgent.from_conf(conf, host=conf.host)
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
-    LOG.info("writing the heartbeat of %s every %s s through Sentinel service %r at %s",
-             agent.host, agent.interval_s, agent.service_name, ", ".join(conf.heartbeat.sentinels))
+    LOG.info("writing the heartbeat of %s every %s s to %s", agent.host, agent.interval_s, agent.service_name)
     agent.run(stop)
     return 0
 

@@ -1,4 +1,4 @@
-"""[heartbeat] options: hypervisor heartbeats kept in Redis behind Sentinel.
+"""[heartbeat] options: hypervisor heartbeats kept in Redis, behind Sentinel or plain.
 
 Key layout: ``{key_prefix}{host}`` holds the POSIX time of the host's last heartbeat,
 written by keyvrm-heartbeat-agent every ``interval`` seconds with a TTL of ``ttl``
@@ -14,13 +14,19 @@ from oslo_config import cfg
 GROUP = "heartbeat"
 
 opts = [
-    cfg.StrOpt("driver", default="sentinel", choices=["sentinel", "sim"],
-               help="Where heartbeats come from: Redis behind the Sentinels of [heartbeat] "
-                    "sentinels. 'sim' is the demo's embedded region only: keyvrm-engine refuses it."),
+    cfg.StrOpt("driver", default="sentinel", choices=["sentinel", "redis", "sim"],
+               help="Where heartbeats are kept: 'sentinel' (Redis behind the Sentinels of "
+                    "[heartbeat] sentinels, following failovers) or 'redis' (one Redis at "
+                    "[heartbeat] redis_url). 'sim' is the demo's embedded region only: "
+                    "keyvrm-engine refuses it."),
+    cfg.StrOpt("redis_url", secret=True, default="redis://127.0.0.1:6379/0",
+               help="The Redis of driver 'redis': redis://[:PASSWORD@]HOST:PORT/DB "
+                    "(rediss:// for TLS)."),
     cfg.ListOpt("sentinels", default=["127.0.0.1:26379"],
                 help="Redis Sentinel addresses, host:port."),
     cfg.StrOpt("service_name", default="keyvrm", help="Sentinel master name."),
-    cfg.StrOpt("password", secret=True, default="", help="Redis password."),
+    cfg.StrOpt("password", secret=True, default="",
+               help="Redis password of driver 'sentinel' (driver 'redis': in redis_url)."),
     cfg.StrOpt("sentinel_password", secret=True, default="",
                help="Password of the Sentinels themselves (empty: none)."),
     cfg.StrOpt("key_prefix", default="keyvrm:heartbeat:", help="Prefix of heartbeat keys."),

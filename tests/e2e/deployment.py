@@ -173,16 +173,16 @@ class Deployment:
                 process.wait()
 
     def start_agent(self, host):
-        """``keyvrm-heartbeat-agent`` for ``host`` (its own config file, as on the hypervisor)."""
-        agent_conf = self.workdir / f"heartbeat-{host}.conf"
-        agent_conf.write_text(textwrap.dedent(f"""\
-            [heartbeat]
-            host = {host}
-            sentinels = {",".join(self.sentinels.sentinels)}
-            service_name = {peers.SERVICE}
-            """))
+        """``keyvrm-heartbeat-agent --host HOST`` (the hypervisors share one agent config file)."""
+        agent_conf = self.workdir / "heartbeat-agent.conf"
+        if not agent_conf.exists():
+            agent_conf.write_text(textwrap.dedent(f"""\
+                [heartbeat]
+                sentinels = {",".join(self.sentinels.sentinels)}
+                service_name = {peers.SERVICE}
+                """))
         self.agents[host] = subprocess.Popen(
-            [str(BIN / "keyvrm-heartbeat-agent"), "--config-file", str(agent_conf)],
+            [str(BIN / "keyvrm-heartbeat-agent"), "--config-file", str(agent_conf), "--host", host],
             stdout=self._log(f"heartbeat-{host}"), stderr=subprocess.STDOUT, env=ENV)
 
     def kill_agent(self, host):

@@ -1,4 +1,4 @@
-"""The heartbeat driver over Redis behind Sentinel, and the write side the agent uses.
+"""The heartbeat driver over Redis, behind Sentinel or plain, and the write side the agent uses.
 
 Key layout (one string key per hypervisor, in the master's database 0)::
 
@@ -10,9 +10,10 @@ Nova compute host name), every ``[heartbeat] interval`` seconds; the prefix is
 ``keyvrm.conf.heartbeat``). The reader returns the stored times; whether one is stale
 is the planner's call against the cycle's time (``keyvrm.planning.ha.judge_host``).
 
-The master is found through the Sentinels on every new connection (redis-py's
-``Sentinel.master_for``), so after a failover the next command reaches the promoted
-replica. No master known to any Sentinel, or no answer, raises ``DriverUnavailable``.
+With ``[heartbeat] driver = sentinel`` the master is found through the Sentinels on every
+new connection (redis-py's ``Sentinel.master_for``), so after a failover the next command
+reaches the promoted replica; with ``driver = redis`` one Redis at ``[heartbeat] redis_url``
+is used. No master known to any Sentinel, or no answer, raises ``DriverUnavailable``.
 Reading costs one SCAN round trip per 1,000 keys plus one MGET per 1,000 keys.
 """
 
@@ -67,6 +68,28 @@ def connect(sentinels: Iterable[str], service_name: str, *, password: str = "",
                               decode_responses=True)
 
 
+def connect_url(url: str, *, socket_timeout_s: float = 2.0):
+    """A client of the one Redis at ``url`` (``redis://[:password@]host:port/db``, or ``rediss://``)."""
+    return redis.Redis.from_url(url, socket_timeout=socket_timeout_s, socket_connect_timeout=socket_timeout_s,
+                                retry=_quick_retry(), decode_responses=True)
+
+
+def client_from_conf(group):
+    """The store client ``[heartbeat]`` describes: Sentinel's master, or one Redis (``driver = redis``)."""
+    if group.driver == "redis":
+        return connect_url(group.redis_url, socket_timeout_s=group.socket_timeout)
+    return connect(group.sentinels, group.service_name, password=group.password,
+                   sentinel_password=group.sentinel_password, socket_timeout_s=group.socket_timeout)
+
+
+def store_name(group) -> str:
+    """How errors name the store: the Sentinel service, or the Redis address without its password."""
+    if group.driver == "redis":
+        parsed = redis.connection.parse_url(group.redis_url)
+        return "redis %s:%s" % (parsed.get("host", "localhost"), parsed.get("port", 6379))
+    return group.service_name
+
+
 def store_failure(exc, service_name: str) -> DriverUnavailable:
     """The ``DriverUnavailable`` for a redis-py error while reaching the store."""
     if isinstance(exc, redis_sentinel.MasterNotFoundError):
@@ -82,7 +105,7 @@ def write_heartbeat(client, key_prefix: str, host: str, now_s: float, ttl_s: int
 
 
 class SentinelHeartbeatDriver(base.HeartbeatDriver):
-    """``HeartbeatDriver`` reading the heartbeat keys through Sentinel's master."""
+    """``HeartbeatDriver`` reading the heartbeat keys through Sentinel's master (or one plain Redis)."""
 
     def __init__(self, client, service_name: str, key_prefix: str = "keyvrm:heartbeat:"):
         self.client = client
@@ -94,10 +117,7 @@ class SentinelHeartbeatDriver(base.HeartbeatDriver):
     def from_conf(cls, conf) -> "SentinelHeartbeatDriver":
         """The driver the ``[heartbeat]`` options describe."""
         group = conf.heartbeat
-        client = connect(group.sentinels, group.service_name, password=group.password,
-                         sentinel_password=group.sentinel_password,
-                         socket_timeout_s=group.socket_timeout)
-        return cls(client, group.service_name, group.key_prefix)
+        return cls(client_from_conf(group), store_name(group), group.key_prefix)
 
     def last_heartbeats(self):
         """Host -> POSIX time of its last heartbeat; a value that is not a number is skipped."""

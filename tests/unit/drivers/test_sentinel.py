@@ -13,6 +13,7 @@ import redis
 from redis import backoff
 from redis import retry
 
+from keyvrm.cmd import heartbeat_agent
 from keyvrm.cmd.heartbeat_agent import HeartbeatAgent
 from keyvrm.drivers.errors import DriverUnavailable
 from keyvrm.drivers.heartbeat import sentinel
@@ -92,3 +93,25 @@ def test_agent_keeps_beating_through_a_store_outage_with_a_fresh_client(client, 
     assert client.get(client.test_prefix + "cmp-1") == "1700000000.000"
     assert (agent.written, agent.failed) == (1, 1)
     assert "written again after 1 failed attempt" in caplog.text
+
+
+def test_plain_redis_driver_and_agent_with_host_flag_share_one_redis(client, tmp_path):
+    config = tmp_path / "agent.conf"
+    config.write_text("[heartbeat]\ndriver = redis\nredis_url = redis://127.0.0.1:6379/0\n"
+                      "key_prefix = %s\nhost = from-config\n" % client.test_prefix)
+    conf = heartbeat_agent.parse_conf(["--config-file", str(config), "--host", "cmp-cli"])
+    agent = HeartbeatAgent.from_conf(conf, clock=Clock(1700000123.0), host=conf.host)
+    assert agent.host == "cmp-cli" and agent.service_name == "redis 127.0.0.1:6379"
+    assert agent.beat() is True
+    assert SentinelHeartbeatDriver.from_conf(conf).last_heartbeats() == {"cmp-cli": 1700000123.0}
+    without_flag = heartbeat_agent.parse_conf(["--config-file", str(config)])
+    assert HeartbeatAgent.from_conf(without_flag, host=without_flag.host).host == "from-config"
+
+
+def test_an_unreachable_plain_redis_is_unavailable_without_its_password(tmp_path):
+    config = tmp_path / "agent.conf"
+    config.write_text("[heartbeat]\ndriver = redis\nredis_url = redis://:s3cr3t@127.0.0.1:9/0\n")
+    conf = heartbeat_agent.parse_conf(["--config-file", str(config)])
+    with pytest.raises(DriverUnavailable) as caught:
+        SentinelHeartbeatDriver.from_conf(conf).last_heartbeats()
+    assert "redis 127.0.0.1:9" in str(caught.value) and "s3cr3t" not in str(caught.value)

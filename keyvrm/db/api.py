@@ -67,12 +67,20 @@ def _app_config_from_row(row):
     return settings.AppConfig(**values)
 
 
-def _app_config_row(session):
-    row = session.get(models.AppConfig, 1)
+def _app_config_row(session, lock=False):
+    """The single ``app_config`` row, inserted with the defaults on first use; row-locked if ``lock``.
+
+    Concurrent first reads race to insert it: the insert runs in a savepoint, and the
+    loser of the primary key reads the winner's row.
+    """
+    row = session.get(models.AppConfig, 1, with_for_update=lock or None)
     if row is None:
-        row = models.AppConfig(id=1)
-        session.add(row)
-        session.flush()
+        try:
+            with session.begin_nested():
+                session.add(models.AppConfig(id=1))
+        except db_exc.DBDuplicateEntry:
+            pass
+        row = session.get(models.AppConfig, 1, with_for_update=lock or None, populate_existing=True)
     return row
 
 
@@ -103,7 +111,7 @@ def update_app_config(db, changes, changed_by, request_id=None):
     if not changed_by:
         raise exception.InvalidField("changed_by", "who makes the change must be known")
     with db.writer() as session:
-        row = _app_config_row(session)
+        row = _app_config_row(session, lock=True)
         before = _app_config_from_row(row)
         after = settings.validate_app_config(before, changes)
         changed = _audit(session, "app", None, before, after, changes.keys(), changed_by,
@@ -123,9 +131,9 @@ def _aggregate_config_from_row(row):
         lb_target_max_load=row.lb_target_max_load, storage_mode=row.storage_mode)
 
 
-def _aggregate_row(session, name):
-    row = session.execute(sa.select(models.AggregateConfig).where(
-        models.AggregateConfig.name == name)).scalar_one_or_none()
+def _aggregate_row(session, name, lock=False):
+    query = sa.select(models.AggregateConfig).where(models.AggregateConfig.name == name)
+    row = session.execute(query.with_for_update() if lock else query).scalar_one_or_none()
     if row is None:
         raise exception.NotFound(f"aggregate {name!r} is not known to KeyVRM")
     return row
@@ -161,12 +169,20 @@ def list_aggregates(db, availability_zone=None, include_deleted=False):
 
 
 def update_aggregate_config(db, name, changes, changed_by, request_id=None):
-    """Apply ``changes`` to one aggregate's config if valid as a whole; audit each change."""
+    """Apply ``changes`` to one aggregate's config if valid as a whole; audit each change.
+
+    The row is locked while the cross-field rules are checked (``SELECT ... FOR UPDATE``),
+    so concurrent changes are judged one after another and each audit's old value is the
+    value it replaced. ``lb_weights`` is merged into the stored weights (JSON Merge Patch,
+    RFC 7396: keys not given keep their value).
+    """
     if not changed_by:
         raise exception.InvalidField("changed_by", "who makes the change must be known")
     with db.writer() as session:
-        row = _aggregate_row(session, name)
+        row = _aggregate_row(session, name, lock=True)
         before = _aggregate_config_from_row(row)
+        if isinstance(changes.get("lb_weights"), dict):
+            changes = dict(changes, lb_weights=dict(before.lb_weights, **changes["lb_weights"]))
         after = settings.validate_aggregate_config(before, changes)
         fields = settings.AGGREGATE_CONFIG_FIELDS
         for field in _audit(session, "aggregate", name, before, after, fields, changed_by,
@@ -369,10 +385,14 @@ _RECOMMENDATION_MOVES = {
 
 
 def set_recommendation_status(db, rec_id, status, reason=None):
-    """Move a recommendation along its life (``Conflict`` for a move its state forbids)."""
+    """Move a recommendation along its life (``Conflict`` for a move its state forbids).
+
+    The row is locked while the move is checked: an operator's cancel that committed first
+    makes the executor's ``running`` a ``Conflict`` (the cancel wins), never overwritten.
+    """
     _check_choice("status", status, models.RECOMMENDATION_STATUSES)
     with db.writer() as session:
-        row = session.get(models.Recommendation, rec_id)
+        row = session.get(models.Recommendation, rec_id, with_for_update=True)
         if row is None:
             raise exception.NotFound(f"recommendation {rec_id} not found")
         if status not in _RECOMMENDATION_MOVES.get(row.status, ()):
@@ -701,8 +721,9 @@ def _keyset(query, column, id_column, marker_row, descending):
     return query
 
 
-def _row_or_404(session, model, ident, what):
-    row = session.get(model, ident)
+def _row_or_404(session, model, ident, what, lock=False):
+    """The row ``ident`` of ``model`` (row-locked with ``lock``: checks and writes that follow are atomic)."""
+    row = session.get(model, ident, with_for_update=lock or None)
     if row is None:
         raise exception.NotFound(f"{what} {ident} not found")
     return row
@@ -843,7 +864,7 @@ def request_recommendation_run(db, rec_id, requested_by):
     that is down; the RPC cast only wakes it early.
     """
     with db.writer() as session:
-        row = _row_or_404(session, models.Recommendation, rec_id, "recommendation")
+        row = _row_or_404(session, models.Recommendation, rec_id, "recommendation", lock=True)
         if row.status != "manual_action":
             raise exception.Conflict(f"recommendation {rec_id} is {row.status}; only a manual_action "
                                      "recommendation can be run", code="not_manual")
@@ -861,7 +882,7 @@ def request_recommendation_cancel(db, rec_id, requested_by):
     executor honours before its next step. A final one is a ``Conflict``.
     """
     with db.writer() as session:
-        row = _row_or_404(session, models.Recommendation, rec_id, "recommendation")
+        row = _row_or_404(session, models.Recommendation, rec_id, "recommendation", lock=True)
         if row.status in models.RECOMMENDATION_FINAL:
             raise exception.Conflict(f"recommendation {rec_id} is already {row.status}",
                                      code="already_final")
@@ -992,7 +1013,7 @@ def force_unlock_vm(db, vm_id, unlocked_by):
     """
     now = utcnow()
     with db.writer() as session:
-        row = session.get(models.VMState, vm_id)
+        row = session.get(models.VMState, vm_id, with_for_update=True)
         if row is None:
             raise exception.NotFound(f"VM {vm_id} is not known to KeyVRM")
         was_locked = bool(row.locked)

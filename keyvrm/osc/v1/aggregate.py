@@ -57,7 +57,8 @@ class SetAggregate(command.ShowOne):
         parser.add_argument("--lb-overload-threshold", type=float, metavar="<pct>")
         parser.add_argument("--lb-target-max-load", type=float, metavar="<pct>")
         parser.add_argument("--lb-weight", type=_weight, action="append", metavar="<key=weight>",
-                            help="Weight of cpu, ram, net or hugepages in syn_score (repeatable).")
+                            help="Weight of cpu, ram, net or hugepages in syn_score (repeatable; weights "
+                                 "not given keep their value).")
         return parser
 
     def take_action(self, parsed_args):

@@ -68,6 +68,16 @@ def test_aggregate_config_change_is_validated_as_a_whole(sqlite_db):
     assert fields == {"marker", "no_op_mode", "no_op_reason"}
 
 
+def test_lb_weights_are_merged_into_the_stored_weights(sqlite_db):
+    db_api.sync_aggregates(sqlite_db, [_agg("agg-w")])
+    db_api.update_aggregate_config(sqlite_db, "agg-w", {"lb_weights": {"cpu": 2.0}}, "ops")
+    after = db_api.update_aggregate_config(sqlite_db, "agg-w", {"lb_weights": {"ram": 3.0}}, "ops")
+    assert after.lb_weights == {"cpu": 2.0, "ram": 3.0, "net": 0.5, "hugepages": 0.0}
+    with pytest.raises(exception.InvalidField, match="lb_weights"):
+        db_api.update_aggregate_config(sqlite_db, "agg-w", {"lb_weights": {"disk": 1.0}}, "ops")
+    assert db_api.get_aggregate_config(sqlite_db, "agg-w").lb_weights["cpu"] == 2.0
+
+
 def test_unknown_aggregate_is_not_found(sqlite_db):
     with pytest.raises(exception.NotFound):
         db_api.update_aggregate_config(sqlite_db, "ghost", {"marker": "HA"}, changed_by="bob")

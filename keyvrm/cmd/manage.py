@@ -1,10 +1,11 @@
 """keyvrm-manage: database schema and business-config administration from the shell.
 
-  keyvrm-manage [--config-file F] db sync | db version
+  keyvrm-manage [--config-file F] db sync | db version | db purge --before YYYY-MM-DD[THH:MM]
   keyvrm-manage config show [--format table|json]
   keyvrm-manage config set FIELD VALUE
 """
 
+import datetime
 import json
 import sys
 
@@ -35,6 +36,21 @@ def db_version():
     current = migration.current_revision(db.engine)
     print("current: %s  head: %s" % (current or "none (empty database)", migration.head_revision()))
     return 0 if current == migration.head_revision() else 1
+
+
+def db_purge():
+    db = _db()
+    _require_schema(db)
+    text = keyvrm_conf.CONF.category.before
+    try:
+        before = datetime.datetime.fromisoformat(text)
+    except ValueError:
+        raise exception.InvalidField("before", "expected an ISO date, e.g. 2026-01-31, got %r" % text) from None
+    if before.tzinfo is not None:
+        before = before.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+    counts = db_api.purge_history(db, before)
+    deleted = ", ".join("%d %s" % (n, table) for table, n in counts.items())
+    print("purged before %s: %s" % (before.isoformat(), deleted))
 
 
 def _safe_url(url):
@@ -77,6 +93,10 @@ def _add_parsers(subparsers):
     db_sub.add_parser("sync", help="create or upgrade the schema").set_defaults(func=db_sync)
     db_sub.add_parser("version", help="current and newest schema revision").set_defaults(
         func=db_version)
+    purge = db_sub.add_parser("purge", help="delete finished events, cycles and VM history older than a date")
+    purge.add_argument("--before", required=True, metavar="DATE",
+                       help="ISO date or date and time, UTC unless an offset is given")
+    purge.set_defaults(func=db_purge)
 
     config = subparsers.add_parser("config", help="the global business config (app_config)")
     config_sub = config.add_subparsers(dest="action")

@@ -13,6 +13,12 @@ keyvrm_db_opts = [
     cfg.IntOpt("snapshot_keep_days", default=7, min=0,
                help="Region snapshots older than this many days are deleted "
                     "(0 = keep by count only)."),
+    cfg.IntOpt("history_keep_days", default=90, min=0,
+               help="Finished events (with their recommendations and operations), cycles "
+                    "and VM history older than this many days are deleted by the leading "
+                    "engine, hourly; rows an unfinished recommendation or a host out of "
+                    "service needs are kept (0 = keep forever). By hand: keyvrm-manage db "
+                    "purge --before DATE."),
 ]
 
 

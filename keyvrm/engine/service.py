@@ -24,6 +24,7 @@ Topology
 
 from __future__ import annotations
 
+import datetime
 import logging
 import threading
 import time
@@ -46,6 +47,7 @@ from keyvrm.flows import registry
 
 LOG = logging.getLogger(__name__)
 MASTER = "master"
+PURGE_INTERVAL_S = 3600.0  # how often the leader applies [database] history_keep_days
 
 
 def jobboard_from_url(url: str, namespace: str, backend, name: str):
@@ -101,6 +103,7 @@ class Engine:
         self._rpc_server = None
         self._schedule = engine_schedule.Schedule()
         self._last_reap = float("-inf")
+        self._last_purge = float("-inf")
         self._watch = None
         self._fast_cycle_owed = False
         self.name = conf.engine.conductor_name
@@ -258,6 +261,20 @@ class Engine:
         if not was_leader and self._shared_tick is not None:
             self._schedule = engine_schedule.Schedule(self._shared_tick.load())
         self._run_schedule()
+        self._purge_history()
+
+    def _purge_history(self):
+        """Hourly, on the leader: delete history older than ``[database] history_keep_days``."""
+        keep_days = self._conf.database.history_keep_days
+        if not keep_days or time.monotonic() - self._last_purge < PURGE_INTERVAL_S:
+            return
+        self._last_purge = time.monotonic()
+        before = datetime.datetime.fromtimestamp(self._clock.time() - keep_days * 86400.0,
+                                                 datetime.timezone.utc).replace(tzinfo=None)
+        counts = db_api.purge_history(self.dispatcher.resources.db, before)
+        if any(counts.values()):
+            LOG.info("history older than %d days purged: %s", keep_days,
+                     ", ".join("%d %s" % (n, table) for table, n in counts.items()))
 
     def _run_schedule(self):
         period_s = db_api.get_app_config(self.dispatcher.resources.db).period

@@ -73,3 +73,12 @@ def test_db_sync_on_postgresql_through_a_config_file(tmp_path, pg_databases):
     assert "postgresql" in result.stdout
     assert not (tmp_path / "keyvrm.sqlite").exists()
     assert _manage(tmp_path, "db", "version", config_file=config_file).returncode == 0
+
+
+def test_db_purge_reports_what_it_deleted_and_refuses_a_bad_date(tmp_path):
+    _manage(tmp_path, "db", "sync")
+    result = _manage(tmp_path, "db", "purge", "--before", "2026-06-01T00:00+02:00")
+    assert result.returncode == 0, result.stderr
+    assert "purged before 2026-05-31T22:00:00: 0 events, 0 recommendations" in result.stdout
+    bad = _manage(tmp_path, "db", "purge", "--before", "June")
+    assert bad.returncode != 0 and "before" in bad.stderr

@@ -1,5 +1,7 @@
 """The engine: a MasterFlow per period on the grid, none while one runs, "cycle now" likewise; the fast path."""
 
+import datetime
+
 from oslo_config import cfg
 
 from keyvrm import conf as keyvrm_conf
@@ -146,3 +148,14 @@ def test_fast_path_is_the_leaders_only(sqlite_db):
     engine.watch_once()
     services.down.add("h1")
     assert engine.watch_once() is False and services.reads == 0
+
+
+def test_the_leader_purges_history_past_the_keep_days_once_an_hour(sqlite_db, monkeypatch):
+    calls = []
+    monkeypatch.setattr(db_api, "purge_history", lambda db, before: calls.append(before) or {"events": 0})
+    clock = Clock(1_800_000_000.0)
+    engine = engine_at(sqlite_db, clock)
+    engine._tick()
+    engine._tick()
+    assert len(calls) == 1
+    assert (clock.now_s - calls[0].replace(tzinfo=datetime.timezone.utc).timestamp()) == 90 * 86400.0

@@ -605,11 +605,21 @@ def get_vm_state(db, vm_id):
 
 def add_vm_history(db, vm_id, action, status, started_at, finished_at=None, message=None,
                    recommendation_id=None):
-    """Append one action with its outcome to a VM's history; the duration is computed."""
+    """Append one action with its outcome to a VM's history; the duration is computed.
+
+    A VM KeyVRM had not recorded yet (e.g. one left on a dead host that was never moved)
+    gets its ``vm_state`` row, so ``GET /v1/vms/{id}`` and its history show it.
+    """
     duration = (finished_at - started_at).total_seconds() if finished_at else None
     if duration is not None and duration < 0:
         raise exception.InvalidField("finished_at", "an action cannot finish before it starts")
     with db.writer() as session:
+        if session.get(models.VMState, vm_id) is None:
+            try:
+                with session.begin_nested():
+                    session.add(models.VMState(vm_id=vm_id, locked=False))
+            except db_exc.DBDuplicateEntry:
+                pass
         session.add(models.VMHistory(vm_id=vm_id, action=action, status=status,
                                      message=message, recommendation_id=recommendation_id,
                                      started_at=started_at, finished_at=finished_at,

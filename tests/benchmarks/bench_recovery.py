@@ -13,6 +13,7 @@ medians, and one JSON line. Needs the ``nova`` tox env (Nova and Placement insta
 """
 
 import argparse
+import datetime
 import json
 import pathlib
 import statistics
@@ -52,7 +53,8 @@ def _one_run(region, driver, servers):
     placement = {s: nova_helpers.server(driver, s)["OS-EXT-SRV-ATTR:host"] for s in servers}
     victim = max(set(placement.values()), key=lambda h: list(placement.values()).count(h))
     victims = [s for s, h in placement.items() if h == victim]
-    seen = {}
+    seen, active = {}, {}
+    killed_wall = time.time()
     killed_at = region.kill_compute(victim)
     while "all_active" not in seen and time.monotonic() - killed_at < 300:
         now = time.monotonic() - killed_at
@@ -63,10 +65,13 @@ def _one_run(region, driver, servers):
             seen["claimed"] = now
         if "fenced" not in seen and state in ("fenced", "evacuating", "maintenance"):
             seen["fenced"] = now
-        shown = [nova_helpers.server(driver, s) for s in victims]
-        if all(s["status"] == "ACTIVE" and s["OS-EXT-SRV-ATTR:host"] != victim for s in shown):
+        for server in (nova_helpers.server(driver, s) for s in victims if s not in active):
+            if server["status"] == "ACTIVE" and server["OS-EXT-SRV-ATTR:host"] != victim:
+                active[server["id"]] = now
+        if len(active) == len(victims):
             seen["all_active"] = now
         time.sleep(0.25)
+    timeline = _evacuation_timeline(region, victims, killed_wall, active)
     region.revive_compute(victim)
     region.wait(lambda: region.api("/hypervisors/%s" % victim)["hypervisor"]["state"] == "maintenance", 120,
                 "the host did not reach maintenance")
@@ -74,7 +79,36 @@ def _one_run(region, driver, servers):
     region.openstack("cycle", "run")
     region.wait(lambda: region.api("/hypervisors/%s" % victim)["hypervisor"]["state"] == "ok", 180,
                 "the host did not return to service")
-    return victim, len(victims), seen
+    return victim, len(victims), seen, timeline
+
+
+def _seconds_after(stamp, wall_s):
+    if not stamp:
+        return None
+    at = datetime.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    if at.tzinfo is None:
+        at = at.replace(tzinfo=datetime.timezone.utc)
+    return at.timestamp() - wall_s
+
+
+def _evacuation_timeline(region, victims, killed_wall, active):
+    """Per server: its evacuation recommendation created and started (KeyVRM's records), ACTIVE (Nova)."""
+    rows = []
+    for server_id in victims:
+        recs = [r for r in region.api("/recommendations?vm_id=%s&limit=50" % server_id)["recommendations"]
+                if r["action"] == "evacuate"]
+        rec = max(recs, key=lambda r: r["created_at"]) if recs else {}
+        rows.append((server_id, _seconds_after(rec.get("created_at"), killed_wall),
+                     _seconds_after(rec.get("started_at"), killed_wall), active.get(server_id)))
+    return rows
+
+
+def _print_timeline(victim, timeline):
+    print("timeline of the first run (s after killing %s):" % victim)
+    print("  %-36s %9s %9s %9s" % ("server", "planned", "started", "ACTIVE"))
+    for server_id, planned, started, up in sorted(timeline, key=lambda row: row[3] or 1e9):
+        print("  %-36s %9s %9s %9s" % (server_id, *("%.1f" % v if v is not None else "-"
+                                                    for v in (planned, started, up))))
 
 
 def main():
@@ -93,8 +127,10 @@ def main():
         driver, servers = _populate(region, args.servers)
         print("%-4s %-11s %7s  %s" % ("run", "host", "servers", "  ".join("%10s" % s for s in STEPS)))
         for run in range(1, args.runs + 1):
-            victim, count, seen = _one_run(region, driver, servers)
+            victim, count, seen, timeline = _one_run(region, driver, servers)
             runs.append(seen)
+            if run == 1:
+                first = (victim, timeline)
             print("%-4d %-11s %7d  %s" % (run, victim, count, "  ".join(
                 "%9.1fs" % seen[s] if s in seen else "%10s" % "-" for s in STEPS)), flush=True)
     finally:
@@ -103,6 +139,8 @@ def main():
         with server.connect() as conn:
             conn.execute(sa.text('DROP DATABASE IF EXISTS "%s" WITH (FORCE)' % name))
         server.dispose()
+    if runs:
+        _print_timeline(*first)
     medians = {s: statistics.median(r[s] for r in runs) for s in STEPS if all(s in r for r in runs)}
     print("median  " + "  ".join("%s %.1f s" % (s, v) for s, v in medians.items()))
     if "all_active" in medians:

@@ -183,6 +183,7 @@ def test_vm_history_records_duration(sqlite_db):
     db_api.add_vm_history(sqlite_db, "vm1", "evacuate", "succeeded", start,
                           start + datetime.timedelta(seconds=42), message="to h2")
     assert db_api.list_vm_history(sqlite_db, "vm1")[0]["duration_s"] == 42.0
+    assert db_api.get_vm_state(sqlite_db, "vm1")["locked"] is False  # a VM with history is known
     with pytest.raises(exception.InvalidField):
         db_api.add_vm_history(sqlite_db, "vm1", "evacuate", "failed", start,
                               start - datetime.timedelta(seconds=1))

@@ -2,8 +2,9 @@
 
 Bodies follow the API working group's errors guideline (as Placement does):
 ``{"errors": [{"status", "code", "title", "detail", "request_id", "field"?}]}``.
-Unexpected exceptions become a 500 whose detail says nothing about the internals
-(no SQL, no database URL); the full error goes to the log with the request id.
+An unreachable database is a 503 with ``Retry-After``, logged once per outage (see
+``outage.py``). Unexpected exceptions become a 500 whose detail says nothing about the
+internals (no SQL, no database URL); the full error goes to the log with the request id.
 """
 
 import json
@@ -13,9 +14,12 @@ from oslo_policy import policy as oslo_policy
 import webob
 import webob.exc
 
+from keyvrm.api import outage
 from keyvrm import exception
 
 LOG = logging.getLogger(__name__)
+
+DATABASE_UNAVAILABLE = "database_unavailable"
 
 
 def error_body(status, code, detail, request_id=None, field=None):
@@ -37,16 +41,27 @@ def _classify(exc):
     if isinstance(exc, webob.exc.HTTPException) and exc.status_int < 500:
         code = exc.title.lower().replace(" ", "_")
         return exc.status_int, code, exc.detail or exc.explanation, None
+    if outage.is_database_unavailable(exc):
+        return 503, DATABASE_UNAVAILABLE, "The database is unavailable; retry later.", None
     return 500, "internal_error", "The server could not complete the request; see its log.", None
 
 
-def error_response(exc, request_id=None):
-    """A webob Response carrying ``exc`` as an OpenStack-style error body."""
+def error_response(exc, request_id=None, outages=None):
+    """A webob Response carrying ``exc`` as an OpenStack-style error body.
+
+    ``outages`` (an ``outage.OutageLog``) logs refusals for an unreachable database;
+    without it they are not logged.
+    """
     status, code, detail, field = _classify(exc)
-    if status >= 500:
+    if code == DATABASE_UNAVAILABLE:
+        if outages is not None:
+            outages.refused(exc, request_id)
+    elif status >= 500:
         LOG.error("request %s failed: %s", request_id, exc, exc_info=exc)
     response = webob.Response(status=status, content_type="application/json", charset="utf-8")
     response.text = json.dumps(error_body(status, code, detail, request_id, field))
+    if code == DATABASE_UNAVAILABLE:
+        response.headers["Retry-After"] = str(outage.RETRY_AFTER_S)
     if isinstance(exc, webob.exc.HTTPMethodNotAllowed):
         response.headers["Allow"] = exc.headers.get("Allow", "")
     return response

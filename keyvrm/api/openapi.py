@@ -22,17 +22,23 @@ def _error_response(description):
 
 
 _ERROR_TEXT = {400: "Bad request: the error names the field.", 401: "Not authenticated.",
-               403: "Not allowed by policy.", 404: "Not found.", 409: "Conflict with the current state."}
+               403: "Not allowed by policy.", 404: "Not found.", 409: "Conflict with the current state.",
+               503: "The database is unavailable; retry after the seconds in Retry-After."}
 
 
 def _operation(route):
     responses = {str(route.status): {"description": route.summary, "content": {
         "application/json": {"schema": route.response_schema}}}}
     codes = set(route.errors)
+    if _PATH_PARAM.search(route.path) or route.query or route.request_schema is not None:
+        codes.add(400)  # any input may be refused: not UTF-8, a NUL, nested too deep
     if not route.public:
-        codes |= {401, 403}
+        codes |= {401, 403, 503}
     for code in sorted(codes):
         responses[str(code)] = _error_response(_ERROR_TEXT[code])
+    if 503 in codes:
+        responses["503"]["headers"] = {"Retry-After": {"description": "Seconds to wait before retrying.",
+                                                       "schema": {"type": "integer"}}}
     if 401 in codes:  # written by keystonemiddleware, in its own format
         responses["401"] = {"description": _ERROR_TEXT[401]}
     operation = {"operationId": route.operation_id, "summary": route.summary,

@@ -1,7 +1,5 @@
 """Dispatch: match the route, authorise its policy rule, validate inputs, call the handler, render."""
 
-import json
-
 import routes
 import webob
 import webob.exc
@@ -19,6 +17,8 @@ from keyvrm.api.handlers import recommendation
 from keyvrm.api.handlers import root
 from keyvrm.api.handlers import snapshot
 from keyvrm.api.handlers import vm
+from keyvrm.api import inputs
+from keyvrm.api import outage
 from keyvrm.api import route as api_route
 from keyvrm.api import serialize
 from keyvrm.api import validation
@@ -59,10 +59,7 @@ def _body(request, route):
         return {}
     if request.content_type not in JSON_TYPES:
         raise webob.exc.HTTPUnsupportedMediaType("send application/json, not %s" % request.content_type)
-    try:
-        document = json.loads(request.body)
-    except ValueError as exc:
-        raise exception.InvalidField("body", "not valid JSON: %s" % exc) from None
+    document = inputs.parse_json(request.body)
     validation.validate(route.request_schema, document)
     return document
 
@@ -74,6 +71,7 @@ class Router:
         self.services = services
         self.context_factory = context_factory
         self.mapper, self.routes = _mapper()
+        self.outages = outage.OutageLog()
 
     def __call__(self, environ, start_response):
         request = webob.Request(environ)
@@ -81,14 +79,15 @@ class Router:
         try:
             response = self._dispatch(request)
         except Exception as exc:  # every error leaves through errors.py, nowhere else
-            response = errors.error_response(exc, request_id)
+            response = errors.error_response(exc, request_id, self.outages)
         return response(environ, start_response)
 
     def _dispatch(self, request):
-        path = request.path_info.rstrip("/") or "/"
+        path = inputs.request_path(request.environ).rstrip("/") or "/"
         match = self.mapper.match(path)
         if match is None:
-            raise webob.exc.HTTPNotFound("no such resource: %s" % request.path_info)
+            raise webob.exc.HTTPNotFound("no such resource: %s"
+                                         % path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"))
         methods = self.routes[match.pop("declared_path")]
         route = methods.get(request.method)
         if route is None:
@@ -98,9 +97,13 @@ class Router:
         context = self.context_factory(request.environ)
         if route.policy:
             self.services.enforcer.authorize(route.policy, {}, context, do_raise=True)
+        inputs.check_path_params(match)
+        inputs.check_query_string(request.environ.get("QUERY_STRING", ""))
         query = validation.coerce_query(route.query, request.GET)
         call = api_call.Call(request, self.services, context, query, _body(request, route))
         result = route.handler(call, **match)
+        if not route.public:  # public routes do not read the database
+            self.outages.served()
         reply = result if isinstance(result, api_route.Reply) else api_route.Reply(result)
         response = webob.Response(status=reply.status or route.status, content_type="application/json",
                                   charset="utf-8")

@@ -4,6 +4,7 @@ import re
 
 import jsonschema
 
+from keyvrm.api import ids
 from keyvrm import exception
 
 _QUOTED = re.compile(r"'([^']+)'")
@@ -42,10 +43,9 @@ def coerce_query(params, query):
         raw = query[param.name]
         kind = param.schema.get("type")
         if kind == "integer":
-            try:
-                values[param.name] = int(raw)
-            except ValueError:
-                raise exception.InvalidField(param.name, "expected an integer, got %r" % raw) from None
+            values[param.name] = ids.ascii_integer(raw)
+            if values[param.name] is None:
+                raise exception.InvalidField(param.name, "expected an integer, got %r" % raw)
         elif kind == "boolean":
             lowered = raw.lower()
             if lowered not in ("true", "false"):

@@ -1,10 +1,10 @@
 """Return to service: hosts an operator released (``POST /v1/hypervisors/{name}/restore``) go back to Nova.
 
-For each host in state ``restoring``: its compute service is no longer forced down and, if
-KeyVRM's fencing disabled it (a disabled reason starting with "KeyVRM"), it is enabled
-again; a service an operator disabled for another reason stays disabled. The host is
-``ok`` (HA watches it again) once Nova shows its compute service up; until then it stays
-``restoring`` with the reason saying what it waits for, and HA leaves it alone.
+For each host in state ``restoring``: its compute service is no longer forced down; once
+Nova shows the service up it is enabled again if KeyVRM's fencing disabled it (a disabled
+reason starting with "KeyVRM"); a service an operator disabled for another reason stays
+disabled. The host is then ``ok`` (HA watches it again); until then it stays ``restoring``
+with the reason saying what it waits for, and HA leaves it alone.
 """
 
 from __future__ import annotations
@@ -21,20 +21,28 @@ KEYVRM_REASON_PREFIX = "KeyVRM"
 
 
 def return_to_service(cloud, host: str) -> tuple[bool, str]:
-    """Unforce and (if KeyVRM disabled it) enable ``host``'s compute service: (service up, what was done)."""
+    """Unforce ``host``'s compute service, then, once Nova shows it up, enable it: (back, what was done).
+
+    The enable waits for the service to be up because only then does Nova ask the compute
+    to drop the ``COMPUTE_STATUS_DISABLED`` trait from its resource provider; enabled while
+    down, the trait stays until the compute's periodic task runs and Nova's scheduler
+    finds no valid host there meanwhile.
+    """
     done = []
     service = cloud.get_service(host)
     if service.forced_down:
         service = cloud.force_down_service(host, forced_down=False)
         done.append("forced_down cleared")
+        service = cloud.get_service(host)
+    if service.state != snapshot.SERVICE_UP or service.forced_down:
+        return False, ", ".join(done + ["waiting for its compute service to report up"])
     if service.status == snapshot.SERVICE_DISABLED and (service.disabled_reason or "").startswith(
             KEYVRM_REASON_PREFIX):
-        service = cloud.enable_service(host)
+        cloud.enable_service(host)
         done.append("service enabled")
     elif service.status == snapshot.SERVICE_DISABLED:
         done.append(f"left disabled (reason not KeyVRM's: {service.disabled_reason!r})")
-    service = cloud.get_service(host)
-    return service.state == snapshot.SERVICE_UP and not service.forced_down, ", ".join(done) or "nothing to undo"
+    return True, ", ".join(done) or "nothing to undo"
 
 
 class ReturnHostsToService(task.Task):
@@ -55,8 +63,7 @@ class ReturnHostsToService(task.Task):
                 LOG.warning("returning %s to service failed: %s", host, exc)
                 continue
             if not up:
-                db_api.set_hypervisor_state(res.db, host, "restoring",
-                                            reason=f"{done}; waiting for its compute service to report up")
+                db_api.set_hypervisor_state(res.db, host, "restoring", reason=done)
                 continue
             if db_api.complete_hypervisor_restore(res.db, host, f"returned to service ({done})"):
                 LOG.info("hypervisor %s returned to service: %s", host, done)

@@ -81,10 +81,14 @@ def test_inventories_and_usages_match_placement(driver, layout):
 
 
 def test_services_match_nova(driver, layout):
-    services = {s.host: s for s in driver.list_compute_services()}
+    def all_up():
+        # An earlier test restarted a compute, and a loaded machine can delay a report past the
+        # fake cloud's 6 s service_down_time: wait for Nova to show every compute up again.
+        read = {s.host: s for s in driver.list_compute_services()}
+        return read if all(s.state == m.SERVICE_UP and s.status == m.SERVICE_ENABLED and not s.forced_down
+                           for s in read.values() if s.host.startswith("compute00")) else None
+    services = c.wait_for(all_up, timeout_s=30.0, interval_s=0.5)
     assert set(services) >= {"compute000", "compute004"}
-    assert all(s.state == m.SERVICE_UP and s.status == m.SERVICE_ENABLED and not s.forced_down
-               for s in services.values() if s.host.startswith("compute00"))
     assert driver.get_service("compute001") == services["compute001"]
     with pytest.raises(errors.NotFoundInCloud):
         driver.get_service("no-such-host")

@@ -1,6 +1,7 @@
 """build_app: the keyvrm-api WSGI pipeline.
 
-Outside in: HTTPProxyToWSGI (real scheme/host behind a proxy) -> RequestId -> CORS ->
+Outside in: HTTPProxyToWSGI (real scheme/host behind a proxy) -> RequestId -> body size
+limit (oslo.middleware ``sizelimit``: ``[oslo_middleware] max_request_body_size``) -> CORS ->
 ``/healthcheck`` (oslo.middleware, no auth) -> public paths (version discovery, the
 OpenAPI document: no auth) or authentication (auth_token / noauth) -> the router.
 """
@@ -9,6 +10,7 @@ from oslo_middleware import cors
 from oslo_middleware import healthcheck
 from oslo_middleware import http_proxy_to_wsgi
 from oslo_middleware import request_id
+from oslo_middleware import sizelimit
 
 from keyvrm.api import auth
 from keyvrm.api import call
@@ -50,5 +52,5 @@ def build_app(conf, db=None, rpc=None):
     split = _PathSplit(protected=auth.protect(app, conf), public=app,
                        health=healthcheck.Healthcheck(None, conf), public_paths=router.public_paths())
     with_cors = cors.CORS(split, conf)
-    with_request_id = request_id.RequestId(with_cors)
+    with_request_id = request_id.RequestId(sizelimit.RequestBodySizeLimiter(with_cors, conf))
     return http_proxy_to_wsgi.HTTPProxyToWSGI(with_request_id, conf)

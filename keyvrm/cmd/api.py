@@ -21,8 +21,12 @@ def main(argv=None):
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
-    server = serve.serve_in_thread(api_app.build_app(conf), conf.api.host, conf.api.port)
+    server = serve.serve_in_thread(api_app.build_app(conf), conf.api.host, conf.api.port,
+                                   serve.ServerLimits.from_conf(conf))
     LOG.info("keyvrm-api listening on %s (auth: %s)", server.url, conf.api.auth_strategy)
+    if conf.api.auth_strategy == "noauth":
+        LOG.warning("[api] auth_strategy = noauth: every caller is trusted as a system admin; "
+                    "use it only for the embedded single-user default, never on a network")
     stop.wait()
     LOG.info("keyvrm-api stopping")
     server.shutdown()

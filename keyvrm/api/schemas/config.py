@@ -4,7 +4,8 @@ from keyvrm.api import ids
 from keyvrm.api.schemas import common
 from keyvrm.model import settings
 
-_NAMES = {"type": "array", "items": {"type": "string", "minLength": 1}}
+MAX_LIST_ITEMS = 64  # interface and filter lists: a handful in practice
+_NAMES = {"type": "array", "maxItems": MAX_LIST_ITEMS, "items": {"type": "string", "minLength": 1, "maxLength": 255}}
 
 FIELDS = {
     "enabled": common.BOOLEAN,

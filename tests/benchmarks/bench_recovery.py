@@ -45,6 +45,9 @@ def _populate(region, servers_count):
     nova_helpers.aggregate(driver, "agg-ha", hosts)
     servers = [nova_helpers.boot(driver, "vm-%d" % i, hosts[i % len(hosts)]) for i in range(servers_count)]
     region.openstack("config", "set", "--enabled", "true")
+    region.openstack("cycle", "run")  # the first enabled cycle brings Nova's aggregates in
+    region.wait(lambda: any(a["name"] == "agg-ha" for a in region.api("/aggregates")["aggregates"]), 90,
+                "the aggregate did not appear")
     region.openstack("aggregate", "set", "agg-ha", "--marker", "HA", "--no-noop", "--storage-mode", "shared")
     return driver, servers
 

@@ -29,7 +29,9 @@ from keyvrm.drivers.errors import DriverUnavailable
 from keyvrm.drivers.metrics import base
 from keyvrm.model import snapshot as m
 
-_URL_CREDENTIALS = re.compile(r"(//[^/\s:@]+:)[^/\s@]+@")
+# ``//user:password@``: the user may be empty and the password may hold ``@`` or ``/`` (not
+# percent-encoded): it runs to the last ``@`` of the URL.
+_URL_CREDENTIALS = re.compile(r"(//[^/\s:@]*:)\S*@(?=[^\s@]*(?:\s|$))")
 
 _PORT_SUFFIX = re.compile(r":\d+$")
 

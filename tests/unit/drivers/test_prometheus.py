@@ -4,6 +4,7 @@ import pytest
 
 from keyvrm.drivers.errors import DriverError
 from keyvrm.drivers.errors import DriverUnavailable
+from keyvrm.drivers.metrics import prometheus
 from keyvrm.drivers.metrics.prometheus import MetricQueries
 from keyvrm.drivers.metrics.prometheus import PrometheusMetricsDriver
 from tests.unit.harvest.tsdb_stub import series
@@ -98,6 +99,15 @@ def test_a_password_in_the_tsdb_url_never_reaches_the_error_text():
         driver.host_metrics()
     assert "tsdb-pa55word" not in str(error.value)
     assert "http://keyvrm:***@127.0.0.1:9" in str(error.value)
+
+
+@pytest.mark.parametrize("userinfo, masked", [
+    ("keyvrm:tsdb-pa55word", "keyvrm:***"), (":tsdb-pa55word", ":***"), ("keyvrm:tsdb@pa55word", "keyvrm:***"),
+    ("keyvrm:tsdb/pa55word", "keyvrm:***"), ("keyvrm:t@s/d:b-pa55word", "keyvrm:***")])
+def test_every_form_of_a_tsdb_password_is_masked(userinfo, masked):
+    text = "GET http://%s@tsdb.example:8428/api/v1/query failed: refused" % userinfo
+    assert prometheus._without_credentials(text) == (
+        "GET http://%s@tsdb.example:8428/api/v1/query failed: refused" % masked)
 
 
 def test_a_refused_expression_is_an_error_naming_the_option():

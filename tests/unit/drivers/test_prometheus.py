@@ -103,7 +103,8 @@ def test_a_password_in_the_tsdb_url_never_reaches_the_error_text():
 
 @pytest.mark.parametrize("userinfo, masked", [
     ("keyvrm:tsdb-pa55word", "keyvrm:***"), (":tsdb-pa55word", ":***"), ("keyvrm:tsdb@pa55word", "keyvrm:***"),
-    ("keyvrm:tsdb/pa55word", "keyvrm:***"), ("keyvrm:t@s/d:b-pa55word", "keyvrm:***")])
+    ("keyvrm:tsdb/pa55word", "keyvrm:***"), ("keyvrm:t@s/d:b-pa55word", "keyvrm:***")],
+    ids=["plain", "empty-user", "at-sign", "slash", "all-of-them"])
 def test_every_form_of_a_tsdb_password_is_masked(userinfo, masked):
     text = "GET http://%s@tsdb.example:8428/api/v1/query failed: refused" % userinfo
     assert prometheus._without_credentials(text) == (

@@ -67,6 +67,15 @@ def _app_config_from_row(row):
     return settings.AppConfig(**values)
 
 
+def _insert_once(session, row):
+    """Add ``row`` in a savepoint; a concurrent insert of the same primary key wins, silently."""
+    try:
+        with session.begin_nested():
+            session.add(row)
+    except db_exc.DBDuplicateEntry:
+        pass
+
+
 def _app_config_row(session, lock=False):
     """The single ``app_config`` row, inserted with the defaults on first use; row-locked if ``lock``.
 
@@ -75,11 +84,7 @@ def _app_config_row(session, lock=False):
     """
     row = session.get(models.AppConfig, 1, with_for_update=lock or None)
     if row is None:
-        try:
-            with session.begin_nested():
-                session.add(models.AppConfig(id=1))
-        except db_exc.DBDuplicateEntry:
-            pass
+        _insert_once(session, models.AppConfig(id=1))
         row = session.get(models.AppConfig, 1, with_for_update=lock or None, populate_existing=True)
     return row
 
@@ -615,11 +620,7 @@ def add_vm_history(db, vm_id, action, status, started_at, finished_at=None, mess
         raise exception.InvalidField("finished_at", "an action cannot finish before it starts")
     with db.writer() as session:
         if session.get(models.VMState, vm_id) is None:
-            try:
-                with session.begin_nested():
-                    session.add(models.VMState(vm_id=vm_id, locked=False))
-            except db_exc.DBDuplicateEntry:
-                pass
+            _insert_once(session, models.VMState(vm_id=vm_id, locked=False))
         session.add(models.VMHistory(vm_id=vm_id, action=action, status=status,
                                      message=message, recommendation_id=recommendation_id,
                                      started_at=started_at, finished_at=finished_at,

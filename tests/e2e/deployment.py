@@ -31,21 +31,11 @@ import requests
 
 from tests.fakecloud import client as fakecloud
 from tests.functional.harvest import conftest as peers
+from tests.nova import conftest as nova_helpers
 
 BIN = pathlib.Path(sys.executable).parent
 NOVA_TIMERS = (60, 10)  # Nova's defaults: service_down_time, report_interval
 ENV = dict(os.environ, PYTHONWARNINGS="ignore")
-
-
-def _wait(check, timeout_s, what, interval_s=0.2):
-    deadline = time.monotonic() + timeout_s
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what} within {timeout_s:.0f} s")
-        time.sleep(interval_s)
 
 
 class Deployment:
@@ -82,7 +72,7 @@ class Deployment:
         self._run([str(BIN / "keyvrm-manage"), "--config-file", str(self.config), "db", "sync"])
         self.start_service("keyvrm-api")
         self.start_service("keyvrm-engine")
-        _wait(self._api_answers, 60, "keyvrm-api did not answer")
+        self.wait(self._api_answers, 60, "keyvrm-api did not answer")
 
     def stop(self):
         for name in list(self.services):
@@ -114,7 +104,7 @@ class Deployment:
                 return requests.get(self.tsdb_url + "/health", timeout=1).ok
             except requests.RequestException:
                 return False
-        _wait(healthy, 20, "victoria-metrics did not come up")
+        nova_helpers.wait_for(healthy, timeout_s=20.0)
 
     def _write_config(self) -> pathlib.Path:
         self.api_port = peers.free_port()
@@ -203,7 +193,7 @@ class Deployment:
         """``openstack keyvrm ARGS -f json`` against the API; the parsed output."""
         command = [str(BIN / "openstack"), "--os-auth-type", "none", "--os-endpoint", self.api_url,
                    "keyvrm", *args]
-        if args[-1] not in ("--help",) and "-f" not in args:
+        if "-f" not in args:
             command += ["-f", "json"]
         result = subprocess.run(command, capture_output=True, text=True, env=ENV, timeout=120)
         if not check:
@@ -230,7 +220,7 @@ class Deployment:
     def wait(self, check, timeout_s, what, interval_s=0.5):
         """Poll ``check`` until truthy (its value) or fail with ``what`` and the engine log's tail."""
         try:
-            return _wait(check, timeout_s, what, interval_s)
+            return nova_helpers.wait_for(check, timeout_s, interval_s)
         except AssertionError as exc:
             tail = (self.workdir / "keyvrm-engine.log").read_text(errors="replace")[-4000:]
-            raise AssertionError(f"{exc}\n--- keyvrm-engine.log (tail) ---\n{tail}") from None
+            raise AssertionError(f"{what}: {exc}\n--- keyvrm-engine.log (tail) ---\n{tail}") from None

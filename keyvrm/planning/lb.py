@@ -92,6 +92,13 @@ class _Balancer:
         self.scores = {n: scoring.syn_score(load, self.weights) for n, load in self.loads.items()}
         self.vms = {n: list(vms) for n, vms in ctx.vms_by_host.items()}
         self.ranked = sorted((s, n) for n, s in self.scores.items() if s is not None)
+        weighted = [i for i, key in enumerate(scoring.METRICS) if self.weights.get(key, 0) > 0]
+        # with every weighted metric measured everywhere, a target's score grows by at
+        # least the VM's share rescaled to the largest host: the scan can stop early
+        self.complete = all(self.loads[n].values()[i] is not None
+                            for n in self.scores for i in weighted)
+        self.capacities = tuple(frozenset(_capacities(h)[i] for h in ctx.hosts)
+                                for i in range(len(scoring.METRICS)))
         self.moves = []
         self.reasons = []
 
@@ -153,19 +160,41 @@ class _Balancer:
         return ranked
 
     def _best_move(self, source, movable, rejections):
-        """Apply and return the first VM that has an acceptable target, or None."""
+        """Apply and return the first VM that has an acceptable target, or None.
+
+        A VM that finds no target is dropped from ``movable``: while one source is
+        balanced its targets only fill up, so it would find none later either (except a
+        VM whose placement depends on where others are: affinity group, same_host hint).
+        The target scan stops at the first host too loaded for the gap to shrink by
+        ``min_improvement_pct`` (targets are in ascending score order); the hosts left
+        are counted under that check.
+        """
         hyper = self.hyper[source]
         src_before = self.scores[source]
         src_load = self.loads[source]
         limit = self.cfg.lb_target_max_load
         selector = self.ctx.selector
+        ranked = self.ranked
+        limit_end = bisect.bisect_right(ranked, (limit, "\uffff"))
+        # a host scored above this cannot pass the gain check (1e-9: the check decides ties)
+        gain_end = bisect.bisect_right(ranked, (src_before - self.min_gain + 1e-9, "\uffff"), 0,
+                                       limit_end)
+        own = bisect.bisect_left(ranked, (src_before, source))
         for _, _, vm, share in self._candidates(source, movable):
             src_after_load = src_load.shifted(share, -1)
             src_after = scoring.syn_score(src_after_load, self.weights)
             request = selector.request_for(vm)
-            for t_before, target in self.ranked:
-                if t_before > limit:
+            end = limit_end
+            if self.complete:
+                end = bisect.bisect_right(ranked, (limit - self._least_growth(share, hyper) + 1e-9,
+                                                   "\uffff"), 0, limit_end)
+            for i in range(limit_end):
+                if i >= end or i >= gain_end:
+                    check = NOT_ENOUGH_GAIN if i >= gain_end else TARGET_LOAD_LIMIT
+                    rejections[check] = rejections.get(check, 0) + (
+                        limit_end - i - (1 if i <= own < limit_end else 0))
                     break
+                t_before, target = ranked[i]
                 if target == source:
                     continue
                 delta = scoring.rescaled(share, hyper, self.hyper[target])
@@ -185,7 +214,24 @@ class _Balancer:
                     continue
                 self._apply(vm, source, target, src_after_load, t_after_load)
                 return vm
+            if not _placement_depends_on_others(vm, request):
+                movable.remove(vm)
         return None
+
+    def _least_growth(self, share, hyper) -> float:
+        """The least a target's score can grow by taking ``share`` of ``hyper``."""
+        own = _capacities(hyper)
+        total = weight_sum = 0.0
+        for i, key in enumerate(scoring.METRICS):
+            weight = self.weights.get(key, 0.0)
+            if weight <= 0:
+                continue
+            weight_sum += weight
+            value = share.values()[i]
+            if value:
+                total += weight * value * min(own[i] / cap if own[i] and cap else 1.0
+                                              for cap in self.capacities[i])
+        return total / weight_sum if weight_sum else 0.0
 
     def _apply(self, vm, source, target, src_after_load, t_after_load):
         weights = self.weights
@@ -203,6 +249,22 @@ class _Balancer:
         self._rerank(target, old_t, self.scores[target])
         self.moves.append(PlannedMove(vm.id, LIVE_MIGRATE, source, target, load=calc,
                                       ram_mb=vm.flavor.ram_mb))
+
+
+def _capacities(hyper) -> tuple:
+    """A host's capacity per metric of scoring.METRICS, as ``scoring.rescaled`` reads it."""
+    def cap(rc):
+        return hyper.inventories[rc].total if rc in hyper.inventories else None
+
+    pages = sum(hp.page_size_kb * hp.total_pages for hp in hyper.hugepages or ()) or None
+    return (cap(m.VCPU), cap(m.MEMORY_MB), hyper.net_capacity_mbps, pages)
+
+
+def _placement_depends_on_others(vm, request) -> bool:
+    """Whether a host can start passing ``vm`` when other VMs move (affinity, same_host)."""
+    group = request.server_group
+    return bool((group is not None and group.policy == m.AFFINITY)
+                or (vm.scheduler_hints or {}).get("same_host"))
 
 
 def plan_balancing(snapshot, app_config, agg_config, busy: m.BusySet = m.BusySet(), *,

@@ -5,6 +5,11 @@ aggregates (some of them HugePages aggregates whose VMs all use 2 MiB pages), 5-
 per host from a flavor mix, RAM filled to 50-95%, anti-affinity groups spread over
 distinct hosts, and a share of hotspot hosts whose load is above the LB threshold. Host
 load equals the sum of its VMs' measured load, so LB arithmetic is consistent.
+
+``cpu_hot_shape`` and ``ram_hot_shape`` are the regions of issue 16: 20 VMs per host, 70%
+of RAM allocated, resident RAM ~45% of the host, and 10% of the hosts hot in one resource
+only (CPU at 85-100%, or resident RAM at 93-99%); VMs differ in how busy they are, so a
+planner can pick the ones that carry the hot resource.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import random
+from typing import Optional
 
 from keyvrm.model import snapshot as m
 
@@ -42,6 +48,27 @@ class RegionShape:
     local_disk_share: float = 0.1
     cpu_ratio: float = 4.0
     reserved_ram_mb: int = 4096
+    # None: the hot hosts are hot in CPU and network and fuller in RAM (the original mix);
+    # "cpu" or "ram": hot in that resource only (see cpu_hot_shape, ram_hot_shape)
+    hot_resource: Optional[str] = None
+    ram_resident: tuple = (1.0, 1.0)  # measured RAM of a VM / its flavor RAM
+    vm_cpu_spread: float = 0.0  # 0: a VM's CPU is its vCPU share; 1: busy/idle VMs vary widely
+
+
+def cpu_hot_shape(hosts: int, aggregate_size: int = 200) -> RegionShape:
+    """Issue 16's CPU-hot region: 10% of hosts at 85-100% CPU, RAM resident ~45%."""
+    return RegionShape(hosts=hosts, aggregate_size=aggregate_size, vms_per_host=(20, 20),
+                       fill=(0.70, 0.70), hotspot_share=(0.10, 0.10),
+                       hugepage_aggregate_share=0.0, hot_resource="cpu",
+                       ram_resident=(0.55, 0.75), vm_cpu_spread=1.0)
+
+
+def ram_hot_shape(hosts: int, aggregate_size: int = 200) -> RegionShape:
+    """Its RAM twin: 10% of hosts with resident RAM at 93-99% (allocated ~100%), CPU 10-60%."""
+    return RegionShape(hosts=hosts, aggregate_size=aggregate_size, vms_per_host=(20, 20),
+                       fill=(0.70, 0.70), hotspot_share=(0.10, 0.10),
+                       hugepage_aggregate_share=0.0, hot_resource="ram",
+                       ram_resident=(0.55, 0.75), vm_cpu_spread=1.0)
 
 
 def _pick_flavor(rng, wanted_ram_mb, huge):
@@ -58,7 +85,12 @@ def _pick_flavor(rng, wanted_ram_mb, huge):
 def _host_vms(rng, shape, vcpus, ram_mb, huge, hot, counter):
     count = rng.randint(*shape.vms_per_host)
     low, high = shape.fill
-    fill = rng.uniform(max(low, high - 0.1), high) if hot else rng.uniform(low, high)
+    if shape.hot_resource == "cpu":
+        fill = rng.uniform(low, high)
+    elif shape.hot_resource == "ram":
+        fill = rng.uniform(0.97, 0.99) if hot else rng.uniform(low, high)
+    else:
+        fill = rng.uniform(max(low, high - 0.1), high) if hot else rng.uniform(low, high)
     budget = (ram_mb - shape.reserved_ram_mb) * fill
     cpu_budget = vcpus * shape.cpu_ratio
     vms, used_ram, used_cpu = [], 0, 0
@@ -92,15 +124,31 @@ def generate_region(shape: RegionShape, seed: int) -> m.RegionSnapshot:
             vcpus, ram_mb = rng.choice(HOST_SHAPES)
             hot = rng.random() < hotspot_share
             specs, used_ram, used_cpu = _host_vms(rng, shape, vcpus, ram_mb, huge, hot, counter)
-            cpu_pct = rng.uniform(85, 99) if hot else rng.uniform(10, 60)
-            net_pct = rng.uniform(60, 90) if hot else rng.uniform(5, 50)
+            if shape.hot_resource is None:
+                cpu_pct = rng.uniform(85, 99) if hot else rng.uniform(10, 60)
+                net_pct = rng.uniform(60, 90) if hot else rng.uniform(5, 50)
+            else:
+                hot_cpu = hot and shape.hot_resource == "cpu"
+                cpu_pct = rng.uniform(85, 100) if hot_cpu else rng.uniform(10, 60)
+                net_pct = rng.uniform(5, 40)
             busy_cores = cpu_pct / 100.0 * vcpus
             vms = []
-            total_vcpus = sum(s["flavor"].vcpus for s in specs) or 1
+            spread = shape.vm_cpu_spread
+            cpu_weights = [s["flavor"].vcpus * (1.0 if not spread else rng.uniform(
+                1.0 - 0.9 * spread, 1.0 + spread)) for s in specs]
+            total_weight = sum(cpu_weights) or 1
             net_capacity = 25000.0
-            for s in specs:
+            resident_ram = 0.0
+            for s, cpu_weight in zip(specs, cpu_weights):
                 flavor = s["flavor"]
-                part = flavor.vcpus / total_vcpus
+                part = cpu_weight / total_weight
+                if shape.hot_resource == "ram" and hot:
+                    resident = flavor.ram_mb * rng.uniform(0.95, 1.0)
+                elif shape.ram_resident == (1.0, 1.0):
+                    resident = flavor.ram_mb
+                else:
+                    resident = flavor.ram_mb * rng.uniform(*shape.ram_resident)
+                resident_ram += resident
                 roll = rng.random()
                 vms.append(m.VM(
                     id=s["id"], name=s["id"], host=name, project_id="p%d" % rng.randint(1, 20),
@@ -109,9 +157,9 @@ def generate_region(shape: RegionShape, seed: int) -> m.RegionSnapshot:
                     no_migr=shape.no_evac_share <= roll < shape.no_evac_share
                     + shape.no_migr_share,
                     evacuate_order=rng.randint(0, 3) if rng.random() < 0.1 else None,
-                    metrics=m.VMMetrics(cpu_cores=busy_cores * part, ram_mb=flavor.ram_mb,
+                    metrics=m.VMMetrics(cpu_cores=busy_cores * part, ram_mb=resident,
                                         net_mbps=net_pct / 100.0 * net_capacity * part)))
-            ram_pct = 100.0 * used_ram / ram_mb
+            ram_pct = 100.0 * resident_ram / ram_mb
             hp = ()
             hp_pct = None
             if huge:

@@ -15,6 +15,7 @@ import webob
 import webob.exc
 
 from keyvrm.api import outage
+from keyvrm.db import availability
 from keyvrm import exception
 
 LOG = logging.getLogger(__name__)
@@ -41,7 +42,7 @@ def _classify(exc):
     if isinstance(exc, webob.exc.HTTPException) and exc.status_int < 500:
         code = exc.title.lower().replace(" ", "_")
         return exc.status_int, code, exc.detail or exc.explanation, None
-    if outage.is_database_unavailable(exc):
+    if availability.is_database_unavailable(exc):
         return 503, DATABASE_UNAVAILABLE, "The database is unavailable; retry later.", None
     return 500, "internal_error", "The server could not complete the request; see its log.", None
 

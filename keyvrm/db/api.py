@@ -52,6 +52,11 @@ class Database:
         """Close every pooled connection."""
         self.engine.dispose()
 
+    def ping(self):
+        """Ask the database for nothing; raises while it cannot be reached."""
+        with self.engine.connect() as connection:
+            connection.execute(sa.text("SELECT 1"))
+
 
 def _check_choice(field, value, choices):
     if value not in choices:
@@ -1183,3 +1188,64 @@ def purge_history(db, before):
             history.finished_at.is_not(None), history.started_at < before)).rowcount
     return {"events": events, "recommendations": recommendations, "operations": operations,
             "cycles": cycles, "vm_history": vm_history}
+
+
+# === The engine's start-up sweep (keyvrm.engine.sweep) ==========================================
+# Work still open that no flow may carry on any more; each change is one conditional UPDATE.
+
+HA_IN_PROGRESS_STATES = ("fencing", "fenced", "evacuating")
+
+
+def list_open_work(db, before):
+    """Cycles running, events open, and hosts in an HA run, all begun before ``before``.
+
+    A dict: ``cycles`` [id], ``events`` [{id, cycle_id, aggregate_name, kind, status}],
+    ``hosts`` [{host, state, event_id}].
+    """
+    with db.reader() as session:
+        cycles = session.execute(sa.select(models.Cycle.id).where(
+            models.Cycle.status == "running", models.Cycle.started_at < before)
+            .order_by(models.Cycle.id)).scalars().all()
+        events = [dict(id=e.id, cycle_id=e.cycle_id, aggregate_name=e.aggregate_name, kind=e.kind,
+                       status=e.status)
+                  for e in session.execute(sa.select(models.Event).where(
+                      models.Event.status != "completed", models.Event.created_at < before)
+                      .order_by(models.Event.created_at)).scalars()]
+        hosts = [dict(host=h.host, state=h.state, event_id=h.event_id)
+                 for h in session.execute(sa.select(models.HypervisorState).where(
+                     models.HypervisorState.state.in_(HA_IN_PROGRESS_STATES),
+                     sa.or_(models.HypervisorState.state_since.is_(None),
+                            models.HypervisorState.state_since < before))
+                     .order_by(models.HypervisorState.host)).scalars()]
+    return dict(cycles=list(cycles), events=events, hosts=hosts)
+
+
+def fail_lost_cycle(db, cycle_id, reason_code, reason):
+    """Mark a cycle nothing runs any more ``failed`` with its reason; False if it had ended meanwhile."""
+    with db.writer() as session:
+        result = session.execute(
+            sa.update(models.Cycle).where(models.Cycle.id == cycle_id, models.Cycle.status == "running")
+            .values(status="failed", reason_code=reason_code, reason=reason, finished_at=utcnow())
+            .execution_options(synchronize_session=False))
+        return result.rowcount == 1
+
+
+def release_lost_hypervisor(db, host, event_id, reason):
+    """Give a host an HA run abandoned back to HA (state ``ok``); False if that run's claim had moved on."""
+    with db.writer() as session:
+        result = session.execute(
+            sa.update(models.HypervisorState).where(
+                models.HypervisorState.host == host, models.HypervisorState.event_id == event_id,
+                models.HypervisorState.state.in_(HA_IN_PROGRESS_STATES))
+            .values(state="ok", reason=reason, event_id=None, state_since=utcnow(), updated_at=utcnow())
+            .execution_options(synchronize_session=False))
+        return result.rowcount == 1
+
+
+def list_locked_vms(db, before):
+    """VMs locked before ``before`` as (vm_id, lock_owner), by VM id."""
+    with db.reader() as session:
+        return [tuple(row) for row in session.execute(
+            sa.select(models.VMState.vm_id, models.VMState.lock_owner)
+            .where(models.VMState.locked.is_(True), models.VMState.locked_at < before)
+            .order_by(models.VMState.vm_id))]

@@ -18,6 +18,7 @@ from typing import Callable, Iterable, Mapping, Optional
 
 from taskflow import engines as taskflow_engines
 
+from keyvrm.db import availability
 from keyvrm.engine import persistence as engine_persistence
 from keyvrm import exception
 from keyvrm.flows import registry
@@ -69,6 +70,7 @@ class LocalDispatcher(flow_resources.Dispatcher):
     def __init__(self, resources_factory, persistence: engine_persistence.Persistence, *,
                  flows: Optional[Mapping[str, Callable]] = None, workers: int = 4,
                  listener_factories: Iterable[ListenerFactory] = ()):
+        super().__init__()
         self.persistence = persistence
         self.flows = registry.FLOWS if flows is None else flows
         self._resources = _ResourcesOnce(resources_factory, self)
@@ -76,8 +78,6 @@ class LocalDispatcher(flow_resources.Dispatcher):
         self._pool = futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="keyvrm-flow")
         self._idle = threading.Condition()
         self._pending = {}
-        # Set when stop() began: no flow starts; running ones suspend after their current task.
-        self.stopping = threading.Event()
 
     @property
     def resources(self):
@@ -122,11 +122,10 @@ class LocalDispatcher(flow_resources.Dispatcher):
         self._pool.submit(self._run, record)
 
     def _run(self, record):
+        again = record
         try:
-            engine = load_engine(self.persistence, self.flows, record, self.resources)
-            run_to_end(engine, record, self._listener_factories, self.stopping.is_set)
-            if engine.storage.get_flow_state() in engine_persistence.FINISHED_STATES:
-                self.persistence.forget(record.book.uuid)
+            while again is not None:
+                again = self._run_once(again)
         except Exception:
             LOG.exception("flow %s (%s) could not run; it stays persisted", record.flow_name, record.flow_uuid)
         finally:
@@ -135,6 +134,30 @@ class LocalDispatcher(flow_resources.Dispatcher):
                 if not self._pending[record.flow_name]:
                     del self._pending[record.flow_name]
                 self._idle.notify_all()
+
+    def _run_once(self, record):
+        """Run ``record`` to its end; the record to run again when the database failed under TaskFlow.
+
+        TaskFlow records each step's state in the database: when that fails the flow is
+        left as persisted (as after a crash), and runs again from there once the database
+        answers. None when it ended, or is left for the next start (engine stopping).
+        """
+        try:
+            engine = load_engine(self.persistence, self.flows, record, self.resources)
+            run_to_end(engine, record, self._listener_factories, self.stopping.is_set)
+        except Exception as exc:
+            if not availability.is_database_unavailable(exc):
+                raise
+            LOG.warning("flow %s (%s): database unavailable (%s); it resumes once the database answers",
+                        record.flow_name, record.flow_uuid, availability.describe(exc))
+            if not availability.wait_until_available(self.persistence.ping, self.stopping.is_set):
+                LOG.info("engine stopping: flow %s (%s) left for the next start", record.flow_name,
+                         record.flow_uuid)
+                return None
+            return self.persistence.find(record.book.uuid)
+        if engine.storage.get_flow_state() in engine_persistence.FINISHED_STATES:
+            self.persistence.forget(record.book.uuid)
+        return None
 
 
 def run_to_end(engine, record, listener_factories, should_stop) -> None:
@@ -166,6 +189,7 @@ class JobboardDispatcher(flow_resources.Dispatcher):
 
     def __init__(self, resources_factory, persistence: engine_persistence.Persistence, jobboard, *,
                  flows: Optional[Mapping[str, Callable]] = None):
+        super().__init__()
         self.persistence = persistence
         self.jobboard = jobboard
         self.flows = registry.FLOWS if flows is None else flows

@@ -131,6 +131,10 @@ class Persistence:
             except taskflow_exc.NotFound:
                 pass
 
+    def ping(self) -> None:
+        """Ask the database for nothing; raises while it cannot be reached."""
+        self._db.ping()
+
     def close(self) -> None:
         """Close the pooled connections."""
         self.backend.close()

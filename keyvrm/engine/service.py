@@ -36,6 +36,7 @@ from taskflow.jobs import backends as jobboard_backends
 
 from keyvrm import clock as keyvrm_clock
 from keyvrm.db import api as db_api
+from keyvrm.db import availability
 from keyvrm.engine import conductor as engine_conductor
 from keyvrm.engine import dispatch
 from keyvrm.engine import fastpath
@@ -43,6 +44,7 @@ from keyvrm.engine import leader as engine_leader
 from keyvrm.engine import persistence as engine_persistence
 from keyvrm.engine import reaper
 from keyvrm.engine import schedule as engine_schedule
+from keyvrm.engine import sweep
 from keyvrm.flows import registry
 
 LOG = logging.getLogger(__name__)
@@ -105,7 +107,10 @@ class Engine:
         self._last_reap = float("-inf")
         self._last_purge = float("-inf")
         self._watch = None
-        self._fast_cycle_owed = False
+        self._cycle_owed = False
+        self._owed_lock = threading.Lock()
+        self._last_sweep = None
+        self._database_lost_at = None
         self.name = conf.engine.conductor_name
         self.persistence = None
         self.dispatcher = None
@@ -166,26 +171,36 @@ class Engine:
         if turned:
             LOG.info("fast path: %s; starting a cycle now",
                      ", ".join("%s %s" % (host, why) for host, why in sorted(turned.items())))
-            self._fast_cycle_owed = True
-        if self._fast_cycle_owed and self.run_cycle_now():
-            self._fast_cycle_owed = False
-            return True
-        return False
+            self._cycle_owed = True
+        return self._start_owed_cycle()
 
     def run_cycle_now(self) -> bool:
         """Start a MasterFlow now, whoever leads (an operator's "cycle now"); False if one is still running.
 
-        A refused request is not lost: it is a ``requested`` cycle row the next MasterFlow claims.
+        A refused request is not lost: it is a ``requested`` cycle row, and this engine
+        starts the MasterFlow that claims it as soon as the running one has finished
+        (not at the next period).
         """
-        if self.dispatcher.has_pending(MASTER):
-            LOG.info("cycle requested while a MasterFlow runs; the next one takes the request")
-            return False
-        self.dispatcher.dispatch(MASTER, {})
-        return True
+        self._cycle_owed = True
+        if self._start_owed_cycle():
+            return True
+        LOG.info("cycle requested while a MasterFlow runs; it starts when that one has finished")
+        return False
+
+    def _start_owed_cycle(self) -> bool:
+        """Start the cycle owed to an operator or the fast path, unless a MasterFlow still runs."""
+        with self._owed_lock:
+            if not self._cycle_owed or self.dispatcher.has_pending(MASTER):
+                return False
+            self._cycle_owed = False
+            self.dispatcher.dispatch(MASTER, {})
+            return True
 
     def stop(self) -> None:
         """Graceful stop: no new work; running tasks finish, their flows stay resumable; leadership released."""
         self._stopping.set()
+        if self.dispatcher is not None:
+            self.dispatcher.stopping.set()
         if self._rpc_server is not None:
             self._rpc_server.stop()
             self._rpc_server.wait()
@@ -237,9 +252,25 @@ class Engine:
         while not self._stopping.is_set():
             try:
                 self._tick()
-            except Exception:
-                LOG.exception("engine tick failed; retrying at the next one")
+                self._database_back()
+            except Exception as exc:
+                if availability.is_database_unavailable(exc):
+                    self._database_lost(exc)
+                else:
+                    LOG.exception("engine tick failed; retrying at the next one")
             self._stopping.wait(self.tick_s)
+
+    def _database_lost(self, exc):
+        """A tick found the database unreachable: one warning per outage, not a traceback per tick."""
+        if self._database_lost_at is None:
+            self._database_lost_at = time.monotonic()
+            LOG.warning("database unavailable (%s); the schedule waits for it, running steps wait "
+                        "and run again", availability.describe(exc))
+
+    def _database_back(self):
+        if self._database_lost_at is not None:
+            LOG.info("database available again after %.1f s", time.monotonic() - self._database_lost_at)
+            self._database_lost_at = None
 
     def _watch_loop(self):
         while not self._stopping.is_set():
@@ -256,12 +287,24 @@ class Engine:
             self._last_reap = time.monotonic()
             reaper.reap(self._jobboard, self._liveness, self.name)
         was_leader = self.leader.is_leader
+        self._start_owed_cycle()
         if not self.leader.tick():
             return
         if not was_leader and self._shared_tick is not None:
             self._schedule = engine_schedule.Schedule(self._shared_tick.load())
+        self._sweep(first=not was_leader)
         self._run_schedule()
         self._purge_history()
+
+    def _sweep(self, first):
+        """When this engine begins to lead, then every ``SWEEP_INTERVAL_S``: resume or settle lost work."""
+        if not first and self._last_sweep is not None and \
+                time.monotonic() - self._last_sweep < sweep.SWEEP_INTERVAL_S:
+            return
+        found = sweep.sweep(self.dispatcher.resources, self.persistence, self.dispatcher)
+        self._last_sweep = time.monotonic()
+        if found.count:
+            LOG.warning("sweep of work no flow carries on: %s", found.describe())
 
     def _purge_history(self):
         """Hourly, on the leader: delete history older than ``[database] history_keep_days``."""
@@ -281,10 +324,11 @@ class Engine:
         now_s = self._clock.time()
         if not self._schedule.is_due(now_s, period_s):
             return
-        if self.dispatcher.has_pending(MASTER):
-            LOG.info("cycle due but the previous MasterFlow has not finished; skipping this tick")
-        else:
-            self.dispatcher.dispatch(MASTER, {})
+        with self._owed_lock:
+            if self.dispatcher.has_pending(MASTER):
+                LOG.info("cycle due but the previous MasterFlow has not finished; skipping this tick")
+            else:
+                self.dispatcher.dispatch(MASTER, {})
         self._schedule = self._schedule.ticked(now_s, period_s)
         if self._shared_tick is not None:
             self._shared_tick.save(self._schedule.last_tick_s)

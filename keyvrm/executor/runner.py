@@ -50,6 +50,13 @@ def owner_prefix(recommendation_id) -> str:
     return "executor:%s:" % recommendation_id
 
 
+def recommendation_of_owner(owner):
+    """The recommendation id in a lock owner that ``owner_prefix`` began, else None."""
+    kind, _, rest = (owner or "").partition(":")
+    rec_id, _, _token = rest.rpartition(":")
+    return rec_id or None if kind == "executor" else None
+
+
 def as_datetime(posix_s) -> datetime.datetime:
     """Naive UTC datetime of a clock reading (the form the lifecycle and DB store)."""
     return datetime.datetime.fromtimestamp(posix_s, datetime.timezone.utc).replace(tzinfo=None)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from taskflow.patterns import linear_flow
-from taskflow import task
 
 from keyvrm.db import api as db_api
 from keyvrm.executor import runner
 from keyvrm.flows import events
+from keyvrm.flows import steps
 
 
 def run_one(resources, recommendation_id) -> str:
@@ -19,27 +19,25 @@ def run_one(resources, recommendation_id) -> str:
                                      notifier=resources.notifier)
 
 
-class RunRecommendation(task.Task):
+class RunRecommendation(steps.FlowTask):
     """Run the recommendation; provides its status (idempotent: a final one is returned as is)."""
 
     default_provides = "recommendation_status"
 
     def __init__(self, resources):
-        super().__init__(name="run_recommendation")
-        self.resources = resources
+        super().__init__(resources, "run_recommendation")
 
     def execute(self, recommendation_id):
         return run_one(self.resources, recommendation_id)
 
 
-class SettleEvent(task.Task):
+class SettleEvent(steps.FlowTask):
     """Complete the recommendation's event when all its recommendations are final."""
 
     default_provides = "event_state"
 
     def __init__(self, resources):
-        super().__init__(name="settle_event")
-        self.resources = resources
+        super().__init__(resources, "settle_event")
 
     def execute(self, recommendation_id, recommendation_status):
         rec = db_api.get_recommendation(self.resources.db, recommendation_id)

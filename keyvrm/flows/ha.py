@@ -20,7 +20,6 @@ import dataclasses
 
 from oslo_log import log as logging
 from taskflow.patterns import linear_flow
-from taskflow import task
 
 from keyvrm.db import api as db_api
 from keyvrm.executor import post
@@ -30,19 +29,14 @@ from keyvrm.flows import events
 from keyvrm.flows import harvest
 from keyvrm.flows import lb
 from keyvrm.flows import recommend
+from keyvrm.flows import steps
 from keyvrm.planning import ha as ha_planning
 from keyvrm.planning import reasons
 
 LOG = logging.getLogger(__name__)
 
 
-class _Task(task.Task):
-    def __init__(self, resources, name, **kwargs):
-        super().__init__(name=name, **kwargs)
-        self.resources = resources
-
-
-class OpenEvent(_Task):
+class OpenEvent(steps.FlowTask):
     """This cycle's HA event of the aggregate (found again after a crash)."""
 
     def __init__(self, resources):
@@ -53,7 +47,7 @@ class OpenEvent(_Task):
         return events.open_event(self.resources.db, cycle_id, aggregate, "HA", agg.marker, snapshot_id)
 
 
-class DetectFailures(_Task):
+class DetectFailures(steps.FlowTask):
     """Hosts to fence now; with none, the event completes with the detection's reasons."""
 
     def __init__(self, resources):
@@ -84,7 +78,7 @@ class DetectFailures(_Task):
         return to_fence
 
 
-class FenceHosts(_Task):
+class FenceHosts(steps.FlowTask):
     """Fence every condemned host; provides those whose fence was confirmed (the only ones evacuated)."""
 
     def __init__(self, resources):
@@ -131,7 +125,7 @@ def _create(res, event_id, plan, found_status="generated"):
     return ids
 
 
-class PlanFirstRound(_Task):
+class PlanFirstRound(steps.FlowTask):
     """Round 1: a recommendation per VM of the fenced hosts that has a target (SPEC 5.4)."""
 
     def __init__(self, resources):
@@ -151,7 +145,7 @@ class PlanFirstRound(_Task):
         return _create(res, ha_event_id, plan)
 
 
-class Execute(_Task):
+class Execute(steps.FlowTask):
     """Run a round's recommendations side by side; provides {id: status}."""
 
     def __init__(self, resources, ha_round):
@@ -162,7 +156,7 @@ class Execute(_Task):
         return recommend.run_all(self.resources, recommendation_ids)
 
 
-class PlanSecondRound(_Task):
+class PlanSecondRound(steps.FlowTask):
     """Round 2: the VMs whose round-1 recommendation failed, fresh targets from a fresh snapshot."""
 
     def __init__(self, resources):
@@ -185,7 +179,7 @@ class PlanSecondRound(_Task):
         return _create(res, ha_event_id, plan, found_status="executing")
 
 
-class FinishHosts(_Task):
+class FinishHosts(steps.FlowTask):
     """Maintenance for each emptied host, else error state; remaining VMs recorded down (or stopped)."""
 
     def __init__(self, resources):
@@ -212,7 +206,7 @@ class FinishHosts(_Task):
         return states
 
 
-class CloseEvent(_Task):
+class CloseEvent(steps.FlowTask):
     """Settle the HA event; provides how many evacuations HA recommended (HA+LB skips LB if any)."""
 
     def __init__(self, resources):

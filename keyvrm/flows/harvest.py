@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from oslo_log import log as logging
 from taskflow.patterns import linear_flow
-from taskflow import task
 
 from keyvrm.db import api as db_api
+from keyvrm.flows import steps
 from keyvrm.harvest import assemble
 from keyvrm.harvest import store
 
@@ -19,14 +19,13 @@ def take_snapshot(resources, app_config):
                             metrics_window_s=resources.conf.metrics_window_s)
 
 
-class Harvest(task.Task):
+class Harvest(steps.FlowTask):
     """Collect, store (with retention) and sync aggregates; provides ``snapshot_id`` (None: disabled)."""
 
     default_provides = "snapshot_id"
 
     def __init__(self, resources):
-        super().__init__(name="harvest")
-        self.resources = resources
+        super().__init__(resources, "harvest")
 
     def execute(self, enabled=True):
         if not enabled:

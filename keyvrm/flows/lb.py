@@ -12,25 +12,19 @@ from __future__ import annotations
 
 from oslo_log import log as logging
 from taskflow.patterns import linear_flow
-from taskflow import task
 
 from keyvrm.db import api as db_api
 from keyvrm.flows import context
 from keyvrm.flows import events
 from keyvrm.flows import recommend
+from keyvrm.flows import steps
 from keyvrm.planning import lb as lb_planning
 from keyvrm.planning import reasons
 
 LOG = logging.getLogger(__name__)
 
 
-class _Task(task.Task):
-    def __init__(self, resources, name, **kwargs):
-        super().__init__(name=name, **kwargs)
-        self.resources = resources
-
-
-class OpenEvent(_Task):
+class OpenEvent(steps.FlowTask):
     """This cycle's LB event, or None when HA acted in this HA+LB cycle; closes it when too early."""
 
     def __init__(self, resources):
@@ -55,7 +49,7 @@ class OpenEvent(_Task):
         return event_id
 
 
-class PlanBalancing(_Task):
+class PlanBalancing(steps.FlowTask):
     """Plan the migrations and create their recommendations; provides their ids."""
 
     def __init__(self, resources):
@@ -84,7 +78,7 @@ class PlanBalancing(_Task):
         return ids
 
 
-class StartExecutors(_Task):
+class StartExecutors(steps.FlowTask):
     """Hand each auto recommendation to an ExecutorFlow (manual ones wait for an operator)."""
 
     def __init__(self, resources):

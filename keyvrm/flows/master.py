@@ -16,13 +16,13 @@ from __future__ import annotations
 
 from oslo_log import log as logging
 from taskflow.patterns import linear_flow
-from taskflow import task
 
 from keyvrm.db import api as db_api
 from keyvrm.executor import manual
 from keyvrm.flows import events
 from keyvrm.flows import harvest
 from keyvrm.flows import restore
+from keyvrm.flows import steps
 from keyvrm.planning import gate
 from keyvrm.planning import reasons
 
@@ -39,13 +39,7 @@ def flow_of(decision) -> str:
     return "lb" if decision.run_lb else "noop"
 
 
-class _Task(task.Task):
-    def __init__(self, resources, name, **kwargs):
-        super().__init__(name=name, **kwargs)
-        self.resources = resources
-
-
-class StartCycle(_Task):
+class StartCycle(steps.FlowTask):
     """Take the oldest cycle an operator requested, else record a new one (provides ``cycle_id``).
 
     A failed MasterFlow marks its cycle failed on revert.
@@ -66,7 +60,7 @@ class StartCycle(_Task):
         db_api.finish_cycle(self.resources.db, result, "failed", reason_code="flow_failed", reason=why[:2000])
 
 
-class ReadConfig(_Task):
+class ReadConfig(steps.FlowTask):
     """Whether KeyVRM is enabled; a disabled cycle is recorded as skipped with the reason."""
 
     def __init__(self, resources):
@@ -81,7 +75,7 @@ class ReadConfig(_Task):
         return False
 
 
-class CancelExpiredManual(_Task):
+class CancelExpiredManual(steps.FlowTask):
     """Cancel manual recommendations not started within ``executor_manual_action_timeout``."""
 
     def __init__(self, resources):
@@ -98,7 +92,7 @@ class CancelExpiredManual(_Task):
         return cancelled
 
 
-class CollectBusy(_Task):
+class CollectBusy(steps.FlowTask):
     """Hosts and VMs unfinished recommendations touch: nothing new is planned on them."""
 
     def __init__(self, resources):
@@ -111,7 +105,7 @@ class CollectBusy(_Task):
         return sorted(busy.hosts), sorted(busy.vms)
 
 
-class DispatchAggregates(_Task):
+class DispatchAggregates(steps.FlowTask):
     """Start each aggregate's flow; provides {aggregate: flow} and the reasons of those not processed."""
 
     def __init__(self, resources):
@@ -139,7 +133,7 @@ class DispatchAggregates(_Task):
         return {"flows": flows, "not_processed": skipped}
 
 
-class DispatchExecutors(_Task):
+class DispatchExecutors(steps.FlowTask):
     """ExecutorFlows for ``created`` live migrations of earlier cycles (operator-started or left over)."""
 
     def __init__(self, resources):
@@ -158,7 +152,7 @@ class DispatchExecutors(_Task):
         return started
 
 
-class FinishCycle(_Task):
+class FinishCycle(steps.FlowTask):
     """Complete the cycle with its snapshot and why aggregates were not processed."""
 
     def __init__(self, resources):

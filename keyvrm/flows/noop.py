@@ -4,21 +4,20 @@ from __future__ import annotations
 
 from oslo_log import log as logging
 from taskflow.patterns import linear_flow
-from taskflow import task
 
 from keyvrm.flows import context
+from keyvrm.flows import steps
 
 LOG = logging.getLogger(__name__)
 
 
-class CountAggregate(task.Task):
+class CountAggregate(steps.FlowTask):
     """Count the aggregate's hosts and VMs in the snapshot; provides ``{hosts, vms}``."""
 
     default_provides = "noop_counts"
 
     def __init__(self, resources):
-        super().__init__(name="noop_count")
-        self.resources = resources
+        super().__init__(resources, "noop_count")
 
     def execute(self, aggregate, snapshot_id, reason=None):
         index = context.load_snapshot(self.resources.db, snapshot_id).index()

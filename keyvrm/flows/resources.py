@@ -9,6 +9,7 @@ the engine builds a fresh ``EngineResources`` and the flows resume with it.
 from __future__ import annotations
 
 import dataclasses
+import threading
 from typing import Any, Callable, Optional
 
 from keyvrm.executor import settings as executor_settings
@@ -47,7 +48,13 @@ class FlowSettings:
 
 
 class Dispatcher:
-    """Where MasterFlow hands the flows it starts; returns at once (the engine's job)."""
+    """Where MasterFlow hands the flows it starts; returns at once (the engine's job).
+
+    ``stopping`` is set once the engine stops: no flow starts, steps stop waiting for the database.
+    """
+
+    def __init__(self):
+        self.stopping = threading.Event()
 
     def dispatch(self, name: str, store: dict) -> None:
         """Start the registered flow ``name`` with ``store``, asynchronously."""
@@ -79,3 +86,8 @@ class EngineResources:
         if self.harvest_sources is not None:
             return self.harvest_sources
         return assemble.HarvestSources(cloud=self.cloud, metrics=self.metrics, heartbeat=self.heartbeat)
+
+    def engine_stopping(self) -> bool:
+        """Whether the engine stops (or there is no engine): a step then stops waiting for the database."""
+        stopping = getattr(self.dispatcher, "stopping", None)
+        return stopping is None or stopping.is_set()

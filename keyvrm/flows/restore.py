@@ -10,9 +10,9 @@ with the reason saying what it waits for, and HA leaves it alone.
 from __future__ import annotations
 
 from oslo_log import log as logging
-from taskflow import task
 
 from keyvrm.db import api as db_api
+from keyvrm.flows import steps
 from keyvrm.model import snapshot
 
 LOG = logging.getLogger(__name__)
@@ -45,12 +45,11 @@ def return_to_service(cloud, host: str) -> tuple[bool, str]:
     return True, ", ".join(done) or "nothing to undo"
 
 
-class ReturnHostsToService(task.Task):
+class ReturnHostsToService(steps.FlowTask):
     """Bring every ``restoring`` host back (see the module docstring); provides the hosts now ``ok``."""
 
     def __init__(self, resources):
-        super().__init__(name="return_hosts_to_service", provides="hosts_restored")
-        self.resources = resources
+        super().__init__(resources, "return_hosts_to_service", provides="hosts_restored")
 
     def execute(self, enabled):
         if not enabled:

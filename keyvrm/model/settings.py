@@ -181,7 +181,7 @@ def _nova_filters(field, value):
 
 _APP_RULES = {
     "enabled": _as_bool,
-    "period": lambda f, v: _as_int(f, v, minimum=1),
+    "period": lambda f, v: _as_int(f, v, minimum=1, maximum=MAX_PERIOD_S),
     "nova_filters": _nova_filters,
     "ha_fence_ceph": _as_bool,
     "ha_fence_bmc": _as_bool,
@@ -196,6 +196,9 @@ _APP_RULES = {
     "executor_manual_action_timeout": lambda f, v: _as_int(f, v, minimum=1),
     "lb_recommendations_auto_run": _as_bool,
 }
+
+# The longest cycle period: HA acts only at cycles (and the fast path), so a day is already lax.
+MAX_PERIOD_S = 86400
 
 
 def _lb_weights(field, value):

@@ -37,6 +37,7 @@ NOT_MIGRATABLE = "not_migratable"
 VMS_REMAIN = "vms_remain"
 ALREADY_HANDLED = "already_handled"
 FILTER_INPUT_UNKNOWN = "filter_input_unknown"  # info: a check passed hosts on an input no API reports
+ENGINE_LOST_DATABASE = "engine_lost_database"  # the sweep settled work whose flow was lost
 # Capacity codes (keyvrm.scheduling.capacity) are reasons too:
 # cpu_depleted, ram_depleted, hugepages_depleted, no_inventory, quota_exceeded,
 # no_online_hypervisor, vm_not_on_expected_host.
@@ -44,7 +45,8 @@ FILTER_INPUT_UNKNOWN = "filter_input_unknown"  # info: a check passed hosts on a
 # Reasons that make an HA/LB event end in the error state (SPEC 4).
 ERROR_CODES = frozenset({NO_FENCER, FENCING_IMPOSSIBLE, MIXED_HUGEPAGES, MASS_FAILURE_GUARD})
 # Alerts: nothing was done, but an operator should look (the event ends at least ``warning``).
-WARNING_CODES = frozenset({HOST_ALIVE_SERVICE_DOWN, HEARTBEAT_PATH_BROKEN, INSUFFICIENT_EVIDENCE})
+WARNING_CODES = frozenset({HOST_ALIVE_SERVICE_DOWN, HEARTBEAT_PATH_BROKEN, INSUFFICIENT_EVIDENCE,
+                           ENGINE_LOST_DATABASE})
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -247,3 +249,8 @@ def filter_input_unknown(unchecked) -> list:
     detail = tuple(sorted(("%s %s" % (u.check, u.what), u.hosts) for u in unchecked))
     return [Reason(FILTER_INPUT_UNKNOWN, "; ".join(parts) + ": treated as passing, Nova checks the"
                    " host itself when asked to move a VM there", detail=detail)]
+
+
+def engine_lost_database(what: str) -> Reason:
+    """Work no flow carries on any more (its flow failed on a database error), settled by the sweep."""
+    return Reason(ENGINE_LOST_DATABASE, "engine lost its database mid-step: %s" % what)

@@ -9,7 +9,7 @@ _NAMES = {"type": "array", "maxItems": MAX_LIST_ITEMS, "items": {"type": "string
 
 FIELDS = {
     "enabled": common.BOOLEAN,
-    "period": {"type": "integer", "minimum": 1, "maximum": ids.INT32_MAX},
+    "period": {"type": "integer", "minimum": 1, "maximum": settings.MAX_PERIOD_S},
     "nova_filters": dict(_NAMES, items={"type": "string", "enum": list(settings.KNOWN_NOVA_FILTERS)}),
     "ha_fence_ceph": common.BOOLEAN,
     "ha_fence_bmc": common.BOOLEAN,

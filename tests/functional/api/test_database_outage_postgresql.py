@@ -14,6 +14,7 @@ import webob
 
 from keyvrm.api import outage
 from keyvrm.db import api as db_api
+from keyvrm.db import availability
 from tests.unit.api import hostile
 from tests.unit.api import seed
 from tests.unit.api import test_hostile_input
@@ -122,7 +123,7 @@ def test_a_cancelled_statement_is_not_an_outage(pg_db):
             conn.execute(sa.text("SET statement_timeout = 1"))
             conn.execute(sa.text("SELECT pg_sleep(1)"))
     assert "statement timeout" in str(raised.value)
-    assert not outage.is_database_unavailable(raised.value)
+    assert not availability.is_database_unavailable(raised.value)
 
 
 @pytest.mark.parametrize("case", hostile.all_cases(), ids=lambda case: case.name)

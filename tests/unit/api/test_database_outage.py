@@ -12,6 +12,7 @@ import webob
 from keyvrm.api import openapi
 from keyvrm.api import outage
 from keyvrm.db import api as db_api
+from keyvrm.db import availability
 from keyvrm.db import migration
 from tests.unit.api import seed
 
@@ -66,8 +67,8 @@ def test_a_statement_error_is_not_an_outage(sqlite_db):
     with pytest.raises(db_exception.DBError) as raised:  # oslo.db's DBNonExistentTable
         with sqlite_db.reader() as session:
             session.execute(sa.text("SELECT * FROM no_such_table"))
-    assert not outage.is_database_unavailable(raised.value)
-    assert not outage.is_database_unavailable(ValueError("no database involved"))
+    assert not availability.is_database_unavailable(raised.value)
+    assert not availability.is_database_unavailable(ValueError("no database involved"))
 
 
 class _Clock:

@@ -36,6 +36,13 @@ class Dispatcher:
         return name in self.pending
 
 
+class NoFlows:
+    """Persistence with no unfinished flow (the sweep finds nothing live)."""
+
+    def unfinished(self, mode):
+        return []
+
+
 def engine_at(sqlite_db, clock):
     conf = cfg.ConfigOpts()
     keyvrm_conf.register_all(conf)
@@ -43,6 +50,7 @@ def engine_at(sqlite_db, clock):
     engine = service.Engine(conf, resources_factory=None, clock=clock)
     engine.dispatcher = Dispatcher(sqlite_db)
     engine.leader = leader.SoleLeader()
+    engine.persistence = NoFlows()
     return engine
 
 
@@ -79,6 +87,24 @@ def test_cycle_now_is_refused_while_a_master_flow_runs(sqlite_db):
     engine.dispatcher.pending.clear()
     assert engine.run_cycle_now() is True
     assert engine.dispatcher.dispatched == ["master"]
+
+
+def test_cycle_now_refused_while_a_master_flow_runs_starts_when_it_ends_not_at_the_next_period(sqlite_db):
+    db_api.update_app_config(sqlite_db, {"period": 86400}, changed_by="test")
+    clock = Clock(1000.0)
+    engine = engine_at(sqlite_db, clock)
+    engine._tick()  # the period's cycle
+    engine.dispatcher.pending.add("master")
+    assert engine.run_cycle_now() is False
+    clock.now_s = 1001.0
+    engine._tick()
+    assert engine.dispatcher.dispatched == ["master"]  # still running: nothing more
+    engine.dispatcher.pending.clear()
+    clock.now_s = 1002.0
+    engine._tick()
+    assert engine.dispatcher.dispatched == ["master", "master"]  # the owed cycle, a day before the period
+    engine._tick()
+    assert engine.dispatcher.dispatched == ["master", "master"]  # owed once only
 
 
 class Services:

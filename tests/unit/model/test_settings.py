@@ -28,6 +28,7 @@ def test_new_aggregate_is_noop_with_spec_lb_defaults():
 @pytest.mark.parametrize("changes, field", [
     ({"period": -1}, "period"),
     ({"period": "soon"}, "period"),
+    ({"period": 2147483647}, "period"),  # a cycle in 68 years: HA that never runs
     ({"enabled": "maybe"}, "enabled"),
     ({"nova_filters": ["ComputeFilter", "NoSuchFilter"]}, "nova_filters"),
     ({"executor_max_attempts": 0}, "executor_max_attempts"),

@@ -138,7 +138,8 @@ def _aggregate_config_from_row(row):
         name=row.name, marker=row.marker, no_op_mode=row.no_op_mode,
         no_op_reason=row.no_op_reason, lb_period=row.lb_period, lb_weights=dict(row.lb_weights),
         lb_overload_threshold=row.lb_overload_threshold,
-        lb_target_max_load=row.lb_target_max_load, storage_mode=row.storage_mode)
+        lb_target_max_load=row.lb_target_max_load, lb_ceilings=dict(row.lb_ceilings),
+        storage_mode=row.storage_mode)
 
 
 def _aggregate_row(session, name, lock=False):
@@ -183,16 +184,17 @@ def update_aggregate_config(db, name, changes, changed_by, request_id=None):
 
     The row is locked while the cross-field rules are checked (``SELECT ... FOR UPDATE``),
     so concurrent changes are judged one after another and each audit's old value is the
-    value it replaced. ``lb_weights`` is merged into the stored weights (JSON Merge Patch,
-    RFC 7396: keys not given keep their value).
+    value it replaced. ``lb_weights`` and ``lb_ceilings`` are merged into the stored ones
+    (JSON Merge Patch, RFC 7396: keys not given keep their value; a null ceiling is none).
     """
     if not changed_by:
         raise exception.InvalidField("changed_by", "who makes the change must be known")
     with db.writer() as session:
         row = _aggregate_row(session, name, lock=True)
         before = _aggregate_config_from_row(row)
-        if isinstance(changes.get("lb_weights"), dict):
-            changes = dict(changes, lb_weights=dict(before.lb_weights, **changes["lb_weights"]))
+        for field in ("lb_weights", "lb_ceilings"):
+            if isinstance(changes.get(field), dict):
+                changes = dict(changes, **{field: dict(getattr(before, field), **changes[field])})
         after = settings.validate_aggregate_config(before, changes)
         fields = settings.AGGREGATE_CONFIG_FIELDS
         for field in _audit(session, "aggregate", name, before, after, fields, changed_by,

@@ -87,6 +87,7 @@ class AggregateConfig(Base):
     lb_weights = sa.Column(sa.JSON, nullable=False, default=lambda: dict(settings.DEFAULT_LB_WEIGHTS))
     lb_overload_threshold = sa.Column(sa.Float, nullable=False, default=80.0)
     lb_target_max_load = sa.Column(sa.Float, nullable=False, default=70.0)
+    lb_ceilings = sa.Column(sa.JSON, nullable=False, default=lambda: dict(settings.DEFAULT_LB_CEILINGS))
     storage_mode = sa.Column(sa.String(16))  # shared | local; NULL = undeclared (HA does not run)
     deleted = sa.Column(sa.Boolean, nullable=False, default=False)
     deleted_at = sa.Column(sa.DateTime)

@@ -50,6 +50,12 @@ STORAGE_LOCAL = "local"
 STORAGE_MODES = (STORAGE_SHARED, STORAGE_LOCAL)
 LB_WEIGHT_KEYS = ("cpu", "ram", "net", "hugepages")
 DEFAULT_LB_WEIGHTS = {"cpu": 1.0, "ram": 1.0, "net": 0.5, "hugepages": 0.0}
+# Per-resource ceilings in %: a host with any resource at or above its ceiling is overloaded
+# whatever its syn_score (None: no ceiling). 85% CPU is where a hypervisor is hot (its VMs
+# queue for cores); resident RAM near full means swapping or ballooning; HugePages are an
+# allocation, full by design, so they have none.
+LB_CEILING_KEYS = LB_WEIGHT_KEYS
+DEFAULT_LB_CEILINGS = {"cpu": 85.0, "ram": 95.0, "net": 90.0, "hugepages": None}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,7 +91,21 @@ class AggregateConfig:
     lb_weights: dict = dataclasses.field(default_factory=lambda: dict(DEFAULT_LB_WEIGHTS))
     lb_overload_threshold: float = 80.0
     lb_target_max_load: float = 70.0
+    lb_ceilings: dict = dataclasses.field(default_factory=lambda: dict(DEFAULT_LB_CEILINGS))
     storage_mode: Optional[str] = None  # STORAGE_MODES; None: undeclared, HA does not run
+
+    @property
+    def lb_hysteresis_pct(self) -> float:
+        """How far below an overload limit a target must stay: threshold - target limit."""
+        return max(0.0, self.lb_overload_threshold - self.lb_target_max_load)
+
+    def lb_target_ceiling(self, resource: str) -> Optional[float]:
+        """The most a target may reach on ``resource`` after a move, None without a ceiling.
+
+        That is the resource's ceiling less the hysteresis.
+        """
+        ceiling = self.lb_ceilings.get(resource)
+        return None if ceiling is None else ceiling - self.lb_hysteresis_pct
 
     @property
     def runs_ha(self) -> bool:
@@ -179,6 +199,9 @@ def _nova_filters(field, value):
     return names
 
 
+# The longest cycle period: HA acts only at cycles (and the fast path), so a day is already lax.
+MAX_PERIOD_S = 86400
+
 _APP_RULES = {
     "enabled": _as_bool,
     "period": lambda f, v: _as_int(f, v, minimum=1, maximum=MAX_PERIOD_S),
@@ -197,28 +220,38 @@ _APP_RULES = {
     "lb_recommendations_auto_run": _as_bool,
 }
 
-# The longest cycle period: HA acts only at cycles (and the fast path), so a day is already lax.
-MAX_PERIOD_S = 86400
 
-
-def _lb_weights(field, value):
+def _per_resource(field, value, what):
+    """``value`` (an object, or its JSON) with keys of LB_WEIGHT_KEYS only; ``what``: its values."""
     if isinstance(value, str):
         try:
             value = json.loads(value)
         except ValueError:
             raise InvalidField(field, f"expected a JSON object, got {value!r}") from None
     if not isinstance(value, dict):
-        raise InvalidField(field, f"expected an object of weights, got {value!r}")
+        raise InvalidField(field, f"expected an object of {what}s, got {value!r}")
     unknown = sorted(set(value) - set(LB_WEIGHT_KEYS))
     if unknown:
-        raise InvalidField(field, "unknown weight(s) %s; known: %s" % (
-            ", ".join(unknown), ", ".join(LB_WEIGHT_KEYS)))
+        raise InvalidField(field, "unknown %s(s) %s; known: %s" % (
+            what, ", ".join(unknown), ", ".join(LB_WEIGHT_KEYS)))
+    return value
+
+
+def _lb_weights(field, value):
     weights = dict(DEFAULT_LB_WEIGHTS)
-    for key, weight in value.items():
+    for key, weight in _per_resource(field, value, "weight").items():
         weights[key] = _as_float(f"{field}.{key}", weight, minimum=0, maximum=1000)
     if sum(weights.values()) <= 0:
         raise InvalidField(field, "at least one weight must be > 0")
     return weights
+
+
+def _lb_ceilings(field, value):
+    ceilings = dict(DEFAULT_LB_CEILINGS)
+    for key, ceiling in _per_resource(field, value, "ceiling").items():
+        ceilings[key] = None if ceiling is None else _as_float(
+            f"{field}.{key}", ceiling, minimum=1, maximum=100)
+    return ceilings
 
 
 def _marker(field, value):
@@ -246,6 +279,7 @@ _AGGREGATE_RULES = {
     "lb_weights": _lb_weights,
     "lb_overload_threshold": lambda f, v: _as_float(f, v, minimum=0, maximum=100),
     "lb_target_max_load": lambda f, v: _as_float(f, v, minimum=0, maximum=100),
+    "lb_ceilings": _lb_ceilings,
     "storage_mode": _storage_mode,
 }
 
@@ -270,7 +304,8 @@ def validate_aggregate_config(current: AggregateConfig, changes: dict) -> Aggreg
     """Return ``current`` with ``changes`` applied, checking rules that span fields.
 
     Turning NOOP on needs a reason; the LB target limit must stay below the overload
-    threshold (else a move could overload its target).
+    threshold (else a move could overload its target), and each ceiling above that gap
+    (targets stay that far below a ceiling, so none could take anything).
     """
     coerced = _coerce(_AGGREGATE_RULES, changes)
     updated = dataclasses.replace(current, **coerced)
@@ -280,6 +315,15 @@ def validate_aggregate_config(current: AggregateConfig, changes: dict) -> Aggreg
         field = "lb_target_max_load" if "lb_target_max_load" in coerced else "lb_overload_threshold"
         raise InvalidField(field, "lb_target_max_load (%g) must be below lb_overload_threshold (%g)"
                            % (updated.lb_target_max_load, updated.lb_overload_threshold))
+    for key in LB_CEILING_KEYS:
+        ceiling = updated.lb_ceilings.get(key)
+        if ceiling is not None and ceiling <= updated.lb_hysteresis_pct:
+            field = ("lb_ceilings.%s" % key if "lb_ceilings" in coerced else
+                     "lb_overload_threshold" if "lb_overload_threshold" in coerced else
+                     "lb_target_max_load")
+            raise InvalidField(field, "lb_ceilings.%s (%g) must be above lb_overload_threshold -"
+                               " lb_target_max_load (%g): targets stay that far below a ceiling"
+                               % (key, ceiling, updated.lb_hysteresis_pct))
     if coerced.get("no_op_mode") is False and "no_op_reason" not in coerced:
         updated = dataclasses.replace(updated, no_op_reason=None)
     return updated

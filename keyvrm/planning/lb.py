@@ -1,22 +1,42 @@
-"""LB planning: live migrations that take overloaded hypervisors of an aggregate below
-their threshold without overloading anyone else.
+"""LB planning: live migrations that relieve the overloaded hypervisors of an aggregate,
+as few and as small as will do it, without overloading anyone else.
 
-Rules (SPEC 6): an aggregate mixing HugePages and ordinary VMs is refused
-(``mixed_hugepages``); hosts whose ``syn_score`` exceeds ``lb_overload_threshold`` are
-handled worst first; for each, VMs are tried largest share of its score first and
-targets least loaded first, and a move is kept only if the source improves, the target
-stays <= ``lb_target_max_load`` after it, the gap between them shrinks by at least
-``min_improvement_pct`` (no ping-pong), and busy/no_migr/cool-down VMs, busy hosts,
-capacity, server groups and the Nova filters allow it. Each move carries its load
-calculation and is counted (ledger and loads) before the next one is chosen. When an
+Overloaded (SPEC 6.4): ``syn_score`` above ``lb_overload_threshold``, or any resource
+(cpu, ram, net, hugepages) at or above its ceiling in ``lb_ceilings``, whatever the score
+(a host at 100% CPU and 45% RAM scores ~70 but its VMs wait for cores). An aggregate
+mixing HugePages and ordinary VMs is refused (``mixed_hugepages``).
+
+Relief. Each overloaded host is relieved on the measures that made it overloaded (the
+score, or the resource at its ceiling) down to a *relief level*: the target limit of that
+measure (``lb_target_max_load``; for a resource its ceiling less the hysteresis
+``lb_overload_threshold - lb_target_max_load``), lowered to the load of the most loaded
+host that is not overloaded (a relieved host does not stay the hottest), never below the
+aggregate's mean. Moves are chosen across all overloaded hosts at once, best first by
+benefit per cost: the overload a VM removes (its share of the measures still above their
+relief level, counted up to what is needed) per GB of RAM a live migration copies plus a
+fixed cost per migration (``MIGRATION_COST_GB``), so a small VM that carries the hot
+resource goes first and one VM that is enough beats two. Targets are tried least loaded
+first on the measure relieved; a move is kept only if the target stays <= its limits
+after it (score <= ``lb_target_max_load``, every resource <= its ceiling less the
+hysteresis), the gap between source and target shrinks by at least
+``min_improvement_pct`` on each measure relieved (no ping-pong), and busy/no_migr/
+cool-down VMs, busy hosts, capacity, server groups and the Nova filters allow it. At most
+``max_moves_per_host`` moves touch one host (as source or target) per plan.
+
+Cost. A VM that finds no target is not tried again unless a host became a possible
+target since (a relieved host); target scans stop where no later host can pass the
+target limit or the gain check (per class of hosts of equal capacity). When an
 overloaded host gets no move, its ``no_target`` reason counts the checks that failed
-over every (VM, candidate host) pair tried.
+over every (VM, candidate host) pair tried; hosts past a scan's end are counted under
+the check that ended it.
 """
 
 from __future__ import annotations
 
 import bisect
 import dataclasses
+import heapq
+import itertools
 from typing import Optional
 
 from keyvrm.model import snapshot as m
@@ -29,14 +49,25 @@ from keyvrm.planning.plan import PlannedMove
 from keyvrm.planning import reasons
 from keyvrm.scheduling import hugepages
 from keyvrm.scheduling import scoring
+from keyvrm.scheduling import selector as selector_mod
 
 TARGET_LOAD_LIMIT = "lb_target_max_load"
 NOT_ENOUGH_GAIN = "min_improvement"
+MOVE_CAP = "max_moves_per_host"
 NO_SCORE = "no_metrics"
 
 DEFAULT_MIN_IMPROVEMENT_PCT = 2.0
-DEFAULT_MAX_MOVES_PER_HOST = 10
+DEFAULT_MAX_MOVES_PER_HOST = 4
+DEFAULT_COOLDOWN_S = 3600.0
+# What one live migration costs beyond the RAM it copies, in GB of RAM: set-up, the
+# switch-over pause, the risk of a failure; it makes one sufficient VM beat two smaller ones.
+MIGRATION_COST_GB = 8.0
 MIGRATABLE_STATUSES = ("ACTIVE", "PAUSED")
+
+SCORE = 0  # measure 0 is syn_score, 1.. are scoring.METRICS
+MEASURES = ("syn_score",) + scoring.METRICS
+_EPS = 1e-9
+_TOP = "\uffff"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -68,14 +99,59 @@ def hugepages_mix(vms) -> tuple:
     return huge, len(vms) - huge
 
 
+def overload_causes(load: scoring.Load, score: Optional[float], agg_config) -> tuple:
+    """Why a host with ``load`` and ``score`` is overloaded: ((measure, value, limit), ...).
+
+    Empty when it is not: the score is at most ``lb_overload_threshold`` and every
+    resource is below its ceiling.
+    """
+    causes = []
+    if scoring.is_overloaded(score, agg_config.lb_overload_threshold):
+        causes.append((MEASURES[SCORE], score, agg_config.lb_overload_threshold))
+    for key, value in zip(scoring.METRICS, load.values()):
+        ceiling = agg_config.lb_ceilings.get(key)
+        if ceiling is not None and value is not None and value >= ceiling:
+            causes.append((key, value, ceiling))
+    return tuple(causes)
+
+
 def _calc(before: scoring.Load, after: scoring.Load, weights) -> HostLoadCalc:
     return HostLoadCalc(before.cpu_pct, after.cpu_pct, before.ram_pct, after.ram_pct,
                         before.net_pct, after.net_pct, scoring.syn_score(before, weights),
                         scoring.syn_score(after, weights))
 
 
+def _capacities(hyper) -> tuple:
+    """A host's capacity per metric of scoring.METRICS, as ``scoring.rescaled`` reads it."""
+    def cap(rc):
+        return hyper.inventories[rc].total if rc in hyper.inventories else None
+
+    pages = sum(hp.page_size_kb * hp.total_pages for hp in hyper.hugepages or ()) or None
+    return (cap(m.VCPU), cap(m.MEMORY_MB), hyper.net_capacity_mbps, pages)
+
+
+def _tagged(entries, cls):
+    """(value, host, cls) for each (value, host) of ``entries``."""
+    for value, host in entries:
+        yield value, host, cls
+
+
+@dataclasses.dataclass
+class _Source:
+    """An overloaded host being relieved in this plan."""
+
+    name: str
+    measures: tuple  # the measures that made it overloaded, relieved to their relief level
+    movable: list
+    tried: dict = dataclasses.field(default_factory=dict)  # VM id -> targets freed then
+    rejections: dict = dataclasses.field(default_factory=dict)
+    version: int = 0
+    active: bool = True
+    freed: bool = False  # counted as a possible target again
+
+
 class _Balancer:
-    """The mutable state of one LB plan: loads, scores and a score-ordered target list."""
+    """The mutable state of one LB plan: loads, scores, sources and sorted target lists."""
 
     def __init__(self, ctx, agg_config, busy, cooled, min_improvement_pct, max_moves,
                  no_migrate_key):
@@ -91,21 +167,72 @@ class _Balancer:
         self.loads = {h.name: scoring.load_of(h) for h in ctx.hosts}
         self.scores = {n: scoring.syn_score(load, self.weights) for n, load in self.loads.items()}
         self.vms = {n: list(vms) for n, vms in ctx.vms_by_host.items()}
-        self.ranked = sorted((s, n) for n, s in self.scores.items() if s is not None)
-        weighted = [i for i, key in enumerate(scoring.METRICS) if self.weights.get(key, 0) > 0]
-        # with every weighted metric measured everywhere, a target's score grows by at
-        # least the VM's share rescaled to the largest host: the scan can stop early
-        self.complete = all(self.loads[n].values()[i] is not None
-                            for n in self.scores for i in weighted)
-        self.capacities = tuple(frozenset(_capacities(h)[i] for h in ctx.hosts)
-                                for i in range(len(scoring.METRICS)))
+        self.limits = (agg_config.lb_target_max_load,) + tuple(
+            agg_config.lb_target_ceiling(key) for key in scoring.METRICS)
+        self.moved = dict.fromkeys(self.hyper, 0)
         self.moves = []
         self.reasons = []
+        self.sources = {}
+        self.freed = 0  # how many times a host became a possible target again
+        self.heap = []
+        self._shares = {}
+        self._class = {}
+        self._rep = {}  # class -> one of its hosts (they rescale a VM's share alike)
+        self.lists = [dict() for _ in MEASURES]  # measure -> class -> [(value, host)]
+        self.ineligible = {selector_mod.BUSY_HOST: 0, selector_mod.OFFLINE: 0}
+        for h in ctx.hosts:
+            if self.scores[h.name] is None:
+                continue
+            if h.name in busy.hosts:
+                self.ineligible[selector_mod.BUSY_HOST] += 1
+            elif not selector_mod.is_online(h):
+                self.ineligible[selector_mod.OFFLINE] += 1
+            else:
+                load = self.loads[h.name]
+                cls = self._class[h.name] = (_capacities(h), tuple(v is None for v in load.values()))
+                self._rep.setdefault(cls, h)
+                self._insert(h.name)
 
-    def _rerank(self, name, old, new):
-        if old is not None:
-            del self.ranked[bisect.bisect_left(self.ranked, (old, name))]
-        bisect.insort(self.ranked, (new, name))
+    def measures_of(self, name) -> tuple:
+        return (self.scores[name],) + self.loads[name].values()
+
+    def _insert(self, name):
+        cls = self._class[name]
+        for i, value in enumerate(self.measures_of(name)):
+            if value is not None:
+                bisect.insort(self.lists[i].setdefault(cls, []), (value, name))
+
+    def _remove(self, name):
+        cls = self._class.get(name)
+        if cls is None:
+            return
+        for i, value in enumerate(self.measures_of(name)):
+            if value is not None:
+                entries = self.lists[i][cls]
+                del entries[bisect.bisect_left(entries, (value, name))]
+
+    def relief_levels(self, overloaded):
+        """Per measure, how far an overloaded host is relieved (see the module docstring)."""
+        levels = []
+        for i in range(len(MEASURES)):
+            values = [self.measures_of(n)[i] for n in self.scores if self.scores[n] is not None]
+            values = [v for v in values if v is not None]
+            limit = self.limits[i]
+            if not values or limit is None:
+                levels.append(limit)
+                continue
+            healthy = [self.measures_of(n)[i] for n in self.scores
+                       if self.scores[n] is not None and n not in overloaded]
+            healthy = [v for v in healthy if v is not None]
+            level = min(limit, max(healthy)) if healthy else limit
+            levels.append(max(sum(values) / len(values), level))
+        # never above what still counts as overloaded
+        levels[SCORE] = min(levels[SCORE], self.cfg.lb_overload_threshold)
+        for i, key in enumerate(scoring.METRICS, 1):
+            ceiling = self.cfg.lb_ceilings.get(key)
+            if ceiling is not None and levels[i] is not None:
+                levels[i] = min(levels[i], ceiling - 1e-6)
+        self.relief = tuple(levels)
 
     def _skip_reason(self, vm, source):
         if vm.no_migr:
@@ -113,170 +240,253 @@ class _Balancer:
         if vm.id in self.busy.vms:
             return reasons.busy(vm.id, source)
         if vm.id in self.cooled:
-            return reasons.cooldown(vm.id, source)
+            return reasons.cooldown(vm.id, source, after_snapshot=self.cooled[vm.id])
         if vm.status not in MIGRATABLE_STATUSES or vm.task_state is not None:
             return reasons.not_migratable(vm.id, source, vm.status, vm.task_state)
         return None
 
-    def balance(self, source):
-        """Move VMs off ``source`` until it is no longer overloaded (or nothing helps)."""
+    def add_source(self, name, causes):
         movable = []
-        for vm in self.vms[source]:
-            why = self._skip_reason(vm, source)
+        for vm in self.vms[name]:
+            why = self._skip_reason(vm, name)
             if why is None:
                 movable.append(vm)
             else:
                 self.reasons.append(why)
-        threshold = self.cfg.lb_overload_threshold
-        rejections = {}
-        moved = 0
-        while (moved < self.max_moves and movable
-               and scoring.is_overloaded(self.scores[source], threshold)):
-            vm = self._best_move(source, movable, rejections)
-            if vm is None:
-                break
-            movable.remove(vm)
-            moved += 1
-        if moved == 0:
-            if rejections:
-                self.reasons.append(reasons.no_target(
-                    "overloaded %s (counts are VM x host checks)" % source, rejections,
-                    host=source))
-            else:
-                self.reasons.append(reasons.not_improving(source, self.scores[source]))
+        measures = tuple(MEASURES.index(measure) for measure, _, _ in causes)
+        source = _Source(name, measures, movable)
+        self.sources[name] = source
+        self._push(source)
 
-    def _candidates(self, source, movable):
-        """Movable VMs of ``source`` with their load share, largest score gain first."""
-        hyper = self.hyper[source]
-        load = self.loads[source]
-        count = len(self.vms[source])
-        ranked = []
-        for vm in movable:
-            share = scoring.vm_share(vm, hyper, count)
-            gain = self.scores[source] - scoring.syn_score(load.shifted(share, -1), self.weights)
-            if gain > 0:
-                ranked.append((-gain, vm.id, vm, share))
-        ranked.sort(key=lambda item: (item[0], item[1]))
-        return ranked
+    def _needs(self, source):
+        values = self.measures_of(source.name)
+        return [(i, values[i] - self.relief[i]) for i in source.measures
+                if values[i] is not None and values[i] - self.relief[i] > _EPS]
 
-    def _best_move(self, source, movable, rejections):
-        """Apply and return the first VM that has an acceptable target, or None.
+    def _share(self, vm, name):
+        count = len(self.vms[name])
+        key = (vm.id, count)
+        share = self._shares.get(key)
+        if share is None:
+            share = self._shares[key] = scoring.vm_share(vm, self.hyper[name], count)
+        return share
 
-        A VM that finds no target is dropped from ``movable``: while one source is
-        balanced its targets only fill up, so it would find none later either (except a
-        VM whose placement depends on where others are: affinity group, same_host hint).
-        The target scan stops at the first host too loaded for the gap to shrink by
-        ``min_improvement_pct`` (targets are in ascending score order); the hosts left
-        are counted under that check.
-        """
-        hyper = self.hyper[source]
-        src_before = self.scores[source]
-        src_load = self.loads[source]
-        limit = self.cfg.lb_target_max_load
-        selector = self.ctx.selector
-        ranked = self.ranked
-        limit_end = bisect.bisect_right(ranked, (limit, "\uffff"))
-        # a host scored above this cannot pass the gain check (1e-9: the check decides ties)
-        gain_end = bisect.bisect_right(ranked, (src_before - self.min_gain + 1e-9, "\uffff"), 0,
-                                       limit_end)
-        own = bisect.bisect_left(ranked, (src_before, source))
-        for _, _, vm, share in self._candidates(source, movable):
-            src_after_load = src_load.shifted(share, -1)
-            src_after = scoring.syn_score(src_after_load, self.weights)
-            request = selector.request_for(vm)
-            end = limit_end
-            if self.complete:
-                end = bisect.bisect_right(ranked, (limit - self._least_growth(share, hyper) + 1e-9,
-                                                   "\uffff"), 0, limit_end)
-            for i in range(limit_end):
-                if i >= end or i >= gain_end:
-                    check = NOT_ENOUGH_GAIN if i >= gain_end else TARGET_LOAD_LIMIT
-                    rejections[check] = rejections.get(check, 0) + (
-                        limit_end - i - (1 if i <= own < limit_end else 0))
-                    break
-                t_before, target = ranked[i]
-                if target == source:
+    def _best(self, source):
+        """The best untried VM of ``source`` by benefit per cost: (key, vm, share), or None."""
+        needs = self._needs(source)
+        if not needs:
+            return None
+        name = source.name
+        load = self.loads[name]
+        score = self.scores[name]
+        best = None
+        for vm in source.movable:
+            if vm.id in source.tried:
+                continue
+            share = self._share(vm, name)
+            values = share.values()
+            benefit = 0.0
+            for i, need in needs:
+                if i == SCORE:
+                    after = scoring.syn_score(load.shifted(share, -1), self.weights)
+                    part = score - after if after is not None else 0.0
+                else:
+                    part = values[i - 1] or 0.0
+                if part > 0:
+                    benefit += min(part, need)
+            if benefit <= _EPS:
+                continue
+            ram_mb = vm.flavor.ram_mb
+            key = (-benefit / (ram_mb / 1024.0 + MIGRATION_COST_GB), ram_mb, vm.id)
+            if best is None or key < best[0]:
+                best = (key, vm, share)
+        return best
+
+    def _push(self, source):
+        if self.moved[source.name] >= self.max_moves:
+            self._release(source)
+            return
+        best = self._best(source)
+        if best is None:
+            self._release(source)
+            return
+        source.version += 1
+        heapq.heappush(self.heap, (best[0], source.name, source.version))
+
+    def _release(self, source):
+        """``source`` is done for now; not overloaded (and under the cap) it may be a target."""
+        source.active = False
+        name = source.name
+        if (not source.freed and self.moved[name] < self.max_moves
+                and not overload_causes(self.loads[name], self.scores[name], self.cfg)):
+            source.freed = True
+            self.freed += 1
+
+    def run(self):
+        """Relieve the sources until nothing more helps, then retry VMs new targets may take."""
+        while True:
+            while self.heap:
+                _, name, version = heapq.heappop(self.heap)
+                source = self.sources[name]
+                if version != source.version or not source.active:
                     continue
-                delta = scoring.rescaled(share, hyper, self.hyper[target])
-                t_after_load = self.loads[target].shifted(delta, 1)
-                t_after = scoring.syn_score(t_after_load, self.weights)
-
-                def extra(_host, t_after=t_after, t_before=t_before):
-                    if t_after is None or t_after > limit:
-                        return TARGET_LOAD_LIMIT
-                    if (src_before - t_before) - abs(src_after - t_after) < self.min_gain:
-                        return NOT_ENOUGH_GAIN
-                    return None
-
-                why = selector.host_rejection(request, target, extra)
-                if why is not None:
-                    rejections[why] = rejections.get(why, 0) + 1
+                best = self._best(source)
+                if best is None:
+                    self._release(source)
                     continue
-                self._apply(vm, source, target, src_after_load, t_after_load)
-                return vm
-            if not _placement_depends_on_others(vm, request):
-                movable.remove(vm)
+                _, vm, share = best
+                if not self._place(source, vm, share):
+                    source.tried[vm.id] = self.freed
+                self._push(source)
+            if not self._retry():
+                return
+
+    def _retry(self) -> bool:
+        """Give still-overloaded sources another go with VMs tried before a host was freed."""
+        again = False
+        for source in self.sources.values():
+            if source.active or self.moved[source.name] >= self.max_moves:
+                continue
+            name = source.name
+            if not overload_causes(self.loads[name], self.scores[name], self.cfg):
+                continue
+            stale = [vm_id for vm_id, freed in source.tried.items() if freed < self.freed]
+            if not stale:
+                continue
+            for vm_id in stale:
+                del source.tried[vm_id]
+            source.active = True
+            self._push(source)
+            again = again or source.active
+        return again
+
+    def _place(self, source, vm, share) -> bool:
+        """Move ``vm`` off ``source`` to the first acceptable target; False if none."""
+        name = source.name
+        hyper = self.hyper[name]
+        src_load = self.loads[name]
+        src_after_load = src_load.shifted(share, -1)
+        src_before = self.measures_of(name)
+        src_after = (scoring.syn_score(src_after_load, self.weights),) + src_after_load.values()
+        causes = overload_causes(src_load, self.scores[name], self.cfg)
+        gain_measures = tuple(MEASURES.index(c[0]) for c in causes) or source.measures
+        order = max(gain_measures, key=lambda i: (src_before[i] - self.relief[i], -i))
+        limits = self.limits
+        request = self.ctx.selector.request_for(vm)
+        rejections = source.rejections
+        scans = []
+        deltas = {}
+        for cls, entries in self.lists[order].items():
+            delta = scoring.rescaled(share, hyper, self._rep[cls])
+            deltas[cls] = delta
+            grow = self._growth(delta, cls, order)
+            src_gain = src_before[order] - src_after[order]
+            end = len(entries)
+            limit_end = end
+            if limits[order] is not None:
+                limit_end = bisect.bisect_right(entries, (limits[order] - grow + _EPS, _TOP))
+            # the gap shrinks by at most src_gain + grow, and only for targets this low
+            gain_end = 0 if src_gain + grow < self.min_gain - _EPS else bisect.bisect_right(
+                entries, (src_before[order] - (src_gain + grow + self.min_gain) / 2 + _EPS, _TOP),
+                0, limit_end)
+            if gain_end < limit_end:
+                rejections[NOT_ENOUGH_GAIN] = rejections.get(NOT_ENOUGH_GAIN, 0) + (
+                    limit_end - gain_end)
+            if limit_end < end:
+                check = self._limit_name(order)
+                rejections[check] = rejections.get(check, 0) + end - limit_end
+            scans.append(_tagged(itertools.islice(entries, gain_end), cls))
+        for check, count in self.ineligible.items():
+            if count:
+                rejections[check] = rejections.get(check, 0) + count
+        for _, target, cls in heapq.merge(*scans):
+            if target == name or (target in self.sources and self.sources[target].active):
+                continue
+            t_load = self.loads[target]
+            t_after_load = t_load.shifted(deltas[cls], 1)
+            t_before = self.measures_of(target)
+            t_after = (scoring.syn_score(t_after_load, self.weights),) + t_after_load.values()
+            why = self._target_rejection(t_before, t_after, src_before, src_after, gain_measures)
+            if why is None:
+                why = self.ctx.selector.host_rejection(request, target)
+            if why is not None:
+                rejections[why] = rejections.get(why, 0) + 1
+                continue
+            self._apply(vm, source, target, src_after_load, t_after_load)
+            return True
+        return False
+
+    def _target_rejection(self, t_before, t_after, src_before, src_after, gain_measures):
+        """The planner's own check a target fails (limits, then gain), or None."""
+        if t_after[SCORE] is None or t_after[SCORE] > self.limits[SCORE]:
+            return TARGET_LOAD_LIMIT
+        for i in range(1, len(MEASURES)):
+            limit = self.limits[i]
+            if limit is not None and t_after[i] is not None and t_after[i] > limit:
+                return self._limit_name(i)
+        for i in gain_measures:
+            if t_before[i] is None or t_after[i] is None:
+                return NO_SCORE
+            if (src_before[i] - t_before[i]) - abs(src_after[i] - t_after[i]) < self.min_gain:
+                return NOT_ENOUGH_GAIN
         return None
 
-    def _least_growth(self, share, hyper) -> float:
-        """The least a target's score can grow by taking ``share`` of ``hyper``."""
-        own = _capacities(hyper)
+    @staticmethod
+    def _limit_name(i) -> str:
+        return TARGET_LOAD_LIMIT if i == SCORE else "lb_ceilings.%s" % MEASURES[i]
+
+    def _growth(self, delta, cls, i) -> float:
+        """How much measure ``i`` of a host of class ``cls`` grows when it takes ``delta``."""
+        if i != SCORE:
+            return delta.values()[i - 1] or 0.0
+        missing = cls[1]
         total = weight_sum = 0.0
-        for i, key in enumerate(scoring.METRICS):
+        for k, key in enumerate(scoring.METRICS):
             weight = self.weights.get(key, 0.0)
-            if weight <= 0:
-                continue
-            weight_sum += weight
-            value = share.values()[i]
-            if value:
-                total += weight * value * min(own[i] / cap if own[i] and cap else 1.0
-                                              for cap in self.capacities[i])
+            if weight > 0 and not missing[k]:
+                weight_sum += weight
+                total += weight * (delta.values()[k] or 0.0)
         return total / weight_sum if weight_sum else 0.0
 
     def _apply(self, vm, source, target, src_after_load, t_after_load):
+        name = source.name
         weights = self.weights
-        calc = LoadCalculation(_calc(self.loads[source], src_after_load, weights),
+        calc = LoadCalculation(_calc(self.loads[name], src_after_load, weights),
                                _calc(self.loads[target], t_after_load, weights))
         request = self.ctx.selector.request_for(vm)
         self.ctx.ledger.move(vm, request.resources, target)
-        self.vms[source].remove(vm)
+        for host, load, score in ((name, src_after_load, calc.source.syn_score_after_pct),
+                                  (target, t_after_load, calc.target.syn_score_after_pct)):
+            self._remove(host)
+            self.loads[host], self.scores[host] = load, score
+            self.moved[host] += 1
+            if self.moved[host] < self.max_moves and host in self._class:
+                self._insert(host)
+        self.vms[name].remove(vm)
         self.vms[target].append(vm)
-        old_src, old_t = self.scores[source], self.scores[target]
-        self.loads[source], self.loads[target] = src_after_load, t_after_load
-        self.scores[source] = calc.source.syn_score_after_pct
-        self.scores[target] = calc.target.syn_score_after_pct
-        self._rerank(source, old_src, self.scores[source])
-        self._rerank(target, old_t, self.scores[target])
-        self.moves.append(PlannedMove(vm.id, LIVE_MIGRATE, source, target, load=calc,
+        source.movable.remove(vm)
+        self.moves.append(PlannedMove(vm.id, LIVE_MIGRATE, name, target, load=calc,
                                       ram_mb=vm.flavor.ram_mb))
 
-
-def _capacities(hyper) -> tuple:
-    """A host's capacity per metric of scoring.METRICS, as ``scoring.rescaled`` reads it."""
-    def cap(rc):
-        return hyper.inventories[rc].total if rc in hyper.inventories else None
-
-    pages = sum(hp.page_size_kb * hp.total_pages for hp in hyper.hugepages or ()) or None
-    return (cap(m.VCPU), cap(m.MEMORY_MB), hyper.net_capacity_mbps, pages)
-
-
-def _placement_depends_on_others(vm, request) -> bool:
-    """Whether a host can start passing ``vm`` when other VMs move (affinity, same_host)."""
-    group = request.server_group
-    return bool((group is not None and group.policy == m.AFFINITY)
-                or (vm.scheduler_hints or {}).get("same_host"))
+    def explain(self, source):
+        """Why ``source`` got no move (only asked when it got none)."""
+        if source.rejections:
+            return reasons.no_target("overloaded %s (counts are VM x host checks)" % source.name,
+                                     source.rejections, host=source.name)
+        return reasons.not_improving(source.name, self.scores[source.name])
 
 
 def plan_balancing(snapshot, app_config, agg_config, busy: m.BusySet = m.BusySet(), *,
                    recent_moves: Optional[dict] = None, now_s: float = 0.0,
-                   cooldown_s: float = 0.0,
+                   cooldown_s: float = DEFAULT_COOLDOWN_S,
                    min_improvement_pct: float = DEFAULT_MIN_IMPROVEMENT_PCT,
                    max_moves_per_host: int = DEFAULT_MAX_MOVES_PER_HOST,
                    index=None, filter_options=None) -> Plan:
     """Plan the live migrations of one aggregate's LB run (period check excluded).
 
     ``recent_moves`` maps VM id to when KeyVRM last moved it; such a VM stays put until
-    ``cooldown_s`` has passed at ``now_s``.
+    ``cooldown_s`` has passed at ``now_s``, and is never planned from a snapshot taken
+    before that move (its load there is where it was).
     """
     ctx = build_context(snapshot, agg_config.name, app_config.nova_filters, busy, index,
                         filter_options)
@@ -284,8 +494,8 @@ def plan_balancing(snapshot, app_config, agg_config, busy: m.BusySet = m.BusySet
     huge, ordinary = hugepages_mix([vm for vms in ctx.vms_by_host.values() for vm in vms])
     if huge and ordinary:
         return Plan((), (reasons.mixed_hugepages(aggregate, huge, ordinary),))
-    cooled = frozenset(vm_id for vm_id, at in (recent_moves or {}).items()
-                       if now_s - at < cooldown_s)
+    cooled = {vm_id: at >= snapshot.taken_at for vm_id, at in (recent_moves or {}).items()
+              if now_s - at < cooldown_s or at >= snapshot.taken_at}
     balancer = _Balancer(ctx, agg_config, busy, cooled, min_improvement_pct,
                          max_moves_per_host, app_config.lb_no_migrate_key)
     found = [] if app_config.nova_filters else [reasons.no_filters()]
@@ -293,18 +503,26 @@ def plan_balancing(snapshot, app_config, agg_config, busy: m.BusySet = m.BusySet
     if ctx.hosts and len(unscored) == len(ctx.hosts):
         return Plan((), tuple(found + [reasons.no_metrics(aggregate=aggregate)]))
     found.extend(reasons.no_metrics(host=name) for name in unscored)
-    threshold = agg_config.lb_overload_threshold
-    overloaded = sorted((n for n, s in balancer.scores.items()
-                         if scoring.is_overloaded(s, threshold)),
-                        key=lambda n: (-balancer.scores[n], n))
-    if not overloaded:
-        return Plan((), tuple(found + [reasons.no_overload(aggregate, threshold)]))
+    causes = {}
+    for h in ctx.hosts:
+        why = overload_causes(balancer.loads[h.name], balancer.scores[h.name], agg_config)
+        if why:
+            causes[h.name] = why
+    if not causes:
+        return Plan((), tuple(found + [reasons.no_overload(
+            aggregate, agg_config.lb_overload_threshold, agg_config.lb_ceilings)]))
+    worst = sorted(causes, key=lambda n: (-max(v - limit for _, v, limit in causes[n]), n))
     # what this run acts on comes first: it names the event, not an unscored dead host
-    found.insert(0, reasons.overloaded(aggregate, threshold, [(n, balancer.scores[n]) for n in overloaded]))
-    for source in overloaded:
+    found.insert(0, reasons.overloaded(aggregate, [(n, causes[n]) for n in worst]))
+    balancer.relief_levels(causes)
+    for source in worst:
         if source in busy.hosts:
             found.append(reasons.busy(None, source))
             continue
-        balancer.balance(source)
+        balancer.add_source(source, causes[source])
+    balancer.run()
+    moved_from = {mv.source for mv in balancer.moves}
+    explained = [balancer.explain(balancer.sources[n]) for n in worst
+                 if n in balancer.sources and n not in moved_from]
     unchecked = reasons.filter_input_unknown(ctx.selector.unchecked.summary())
-    return Plan(tuple(balancer.moves), tuple(found + balancer.reasons + unchecked))
+    return Plan(tuple(balancer.moves), tuple(found + balancer.reasons + explained + unchecked))

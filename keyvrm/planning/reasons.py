@@ -97,17 +97,33 @@ def lb_too_early(aggregate: str, wait_s: float) -> Reason:
         aggregate, int(round(wait_s))), detail=(("wait_s", round(wait_s, 3)),))
 
 
-def no_overload(aggregate: str, threshold_pct: float) -> Reason:
-    return Reason(NO_OVERLOAD, "no hypervisor of %s above %g%% syn_score" % (
-        aggregate, threshold_pct))
+def _ceilings_text(ceilings: dict) -> str:
+    listed = ["%s %g%%" % (key, value) for key, value in ceilings.items() if value is not None]
+    return ", ".join(listed) if listed else "none"
 
 
-def overloaded(aggregate: str, threshold_pct: float, scores) -> Reason:
-    """The hypervisors an LB run balances, worst first: ``scores`` is [(host, syn_score %)]."""
-    listed = ", ".join("%s %.1f%%" % (host, score) for host, score in scores)
-    return Reason(OVERLOADED, "%d hypervisor%s of %s above %g%% syn_score: %s" % (
-        len(scores), "" if len(scores) == 1 else "s", aggregate, threshold_pct, listed),
-        detail=tuple((host, round(score, 1)) for host, score in scores))
+def no_overload(aggregate: str, threshold_pct: float, ceilings: Optional[dict] = None) -> Reason:
+    return Reason(NO_OVERLOAD, "no hypervisor of %s above %g%% syn_score or at a resource"
+                  " ceiling (%s)" % (aggregate, threshold_pct, _ceilings_text(ceilings or {})))
+
+
+def overload_cause(measure: str, value_pct: float, limit_pct: float) -> str:
+    """One reason a host is overloaded: "cpu 100% >= ceiling 90%", "syn_score 82.5% > 80%"."""
+    if measure == "syn_score":
+        return "syn_score %g%% > threshold %g%%" % (round(value_pct, 1), limit_pct)
+    return "%s %g%% >= ceiling %g%%" % (measure, round(value_pct, 1), limit_pct)
+
+
+def overloaded(aggregate: str, causes) -> Reason:
+    """The hypervisors an LB run relieves, worst first.
+
+    ``causes`` is [(host, ((measure, value %, limit %), ...))]: the score above the
+    threshold and/or each resource at or above its ceiling.
+    """
+    texts = [(host, ", ".join(overload_cause(*cause) for cause in why)) for host, why in causes]
+    listed = "; ".join("%s %s" % (host, text) for host, text in texts)
+    return Reason(OVERLOADED, "%d hypervisor%s of %s overloaded: %s" % (
+        len(texts), "" if len(texts) == 1 else "s", aggregate, listed), detail=tuple(texts))
 
 
 def no_target(subject: str, rejections: dict, vm_id: Optional[str] = None,
@@ -212,14 +228,17 @@ def busy(vm_id: Optional[str], host: Optional[str]) -> Reason:
                   vm_id=vm_id, host=host)
 
 
-def cooldown(vm_id: str, host: str) -> Reason:
+def cooldown(vm_id: str, host: str, after_snapshot: bool = False) -> Reason:
+    if after_snapshot:
+        return Reason(COOLDOWN, "VM %s was moved after this snapshot was taken: not planned from"
+                      " it" % vm_id, vm_id=vm_id, host=host)
     return Reason(COOLDOWN, "VM %s was moved recently: in cool-down" % vm_id,
                   vm_id=vm_id, host=host)
 
 
 def not_improving(host: str, score_pct: float) -> Reason:
-    return Reason(NOT_IMPROVING, "no move lowers %s (syn_score %.1f%%) enough while keeping"
-                  " its target under the limit" % (host, score_pct), host=host)
+    return Reason(NOT_IMPROVING, "no move relieves %s (syn_score %.1f%%) enough while keeping"
+                  " its target under the limits" % (host, score_pct), host=host)
 
 
 def not_migratable(vm_id: str, host: str, status: str, task_state: Optional[str]) -> Reason:

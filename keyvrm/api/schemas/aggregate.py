@@ -9,6 +9,10 @@ _PERCENT = {"type": "number", "minimum": 0, "maximum": 100}
 _WEIGHT = {"type": "number", "minimum": 0, "maximum": 1000}
 WEIGHTS = {"type": "object", "properties": {k: _WEIGHT for k in settings.LB_WEIGHT_KEYS},
            "additionalProperties": False}
+# A ceiling in % (a host at or above it is overloaded whatever its syn_score); null: none.
+_CEILING = {"type": ["number", "null"], "minimum": 1, "maximum": 100}
+CEILINGS = {"type": "object", "properties": {k: _CEILING for k in settings.LB_CEILING_KEYS},
+            "additionalProperties": False}
 
 CONFIG_FIELDS = {
     "marker": {"type": "string", "enum": list(settings.MARKERS)},
@@ -18,6 +22,7 @@ CONFIG_FIELDS = {
     "lb_weights": WEIGHTS,
     "lb_overload_threshold": _PERCENT,
     "lb_target_max_load": _PERCENT,
+    "lb_ceilings": CEILINGS,
     # Where image-backed disks live; null: undeclared, and HA does not run here.
     "storage_mode": {"type": ["string", "null"], "enum": list(settings.STORAGE_MODES) + [None]},
 }

@@ -14,6 +14,13 @@ def _weight(text):
     return key, float(value)
 
 
+def _ceiling(text):
+    key, _, value = text.partition("=")
+    if not key or not value:
+        raise ValueError("expected KEY=PCT or KEY=none")
+    return key, None if value.strip().lower() == "none" else float(value)
+
+
 class ListAggregates(command.Lister):
     """List aggregates with marker, NOOP and the state of their last event."""
 
@@ -59,6 +66,10 @@ class SetAggregate(command.ShowOne):
         parser.add_argument("--lb-weight", type=_weight, action="append", metavar="<key=weight>",
                             help="Weight of cpu, ram, net or hugepages in syn_score (repeatable; weights "
                                  "not given keep their value).")
+        parser.add_argument("--lb-ceiling", type=_ceiling, action="append", metavar="<key=pct|none>",
+                            help="Ceiling of cpu, ram, net or hugepages in %%: a hypervisor with that resource "
+                                 "at or above it is overloaded whatever its syn_score; none: no ceiling "
+                                 "(repeatable; ceilings not given keep their value).")
         return parser
 
     def take_action(self, parsed_args):
@@ -69,6 +80,8 @@ class SetAggregate(command.ShowOne):
             changes["storage_mode"] = None if parsed_args.storage_mode == "none" else parsed_args.storage_mode
         if parsed_args.lb_weight:
             changes["lb_weights"] = dict(parsed_args.lb_weight)
+        if parsed_args.lb_ceiling:
+            changes["lb_ceilings"] = dict(parsed_args.lb_ceiling)
         if not changes:
             raise common.exceptions.CommandError("nothing to change: give at least one option")
         return common.show(common.call(common.client(self).update_aggregate, parsed_args.name, **changes))

@@ -22,6 +22,8 @@ def test_new_aggregate_is_noop_with_spec_lb_defaults():
     assert config.no_op_mode is True and config.marker == ""
     assert config.lb_weights == {"cpu": 1.0, "ram": 1.0, "net": 0.5, "hugepages": 0.0}
     assert (config.lb_period, config.lb_overload_threshold, config.lb_target_max_load) == (600, 80, 70)
+    assert config.lb_ceilings == {"cpu": 85.0, "ram": 95.0, "net": 90.0, "hugepages": None}
+    assert config.lb_target_ceiling("cpu") == 75.0 and config.lb_target_ceiling("hugepages") is None
     assert not config.runs_ha and not config.runs_lb
 
 
@@ -62,6 +64,12 @@ def test_values_from_the_command_line_are_coerced():
     ({"lb_period": -5}, "lb_period"),
     ({"lb_weights": {"disk": 1}}, "lb_weights"),
     ({"lb_weights": {"cpu": "x"}}, "lb_weights.cpu"),
+    ({"lb_ceilings": {"disk": 90}}, "lb_ceilings"),
+    ({"lb_ceilings": {"cpu": 0}}, "lb_ceilings.cpu"),
+    ({"lb_ceilings": {"ram": 101}}, "lb_ceilings.ram"),
+    ({"lb_ceilings": {"net": 10}}, "lb_ceilings.net"),  # within the 10-point hysteresis
+    ({"lb_ceilings": "[90]"}, "lb_ceilings"),
+    ({"lb_target_max_load": 10, "lb_ceilings": {"cpu": 50}}, "lb_ceilings.cpu"),
 ])
 def test_bad_aggregate_value_is_refused_naming_the_field(changes, field):
     current = settings.AggregateConfig("agg1")
@@ -90,3 +98,17 @@ def test_partial_weights_keep_the_other_defaults():
     updated = settings.validate_aggregate_config(settings.AggregateConfig("a"),
                                                  {"lb_weights": {"hugepages": 2}})
     assert updated.lb_weights == {"cpu": 1.0, "ram": 1.0, "net": 0.5, "hugepages": 2.0}
+
+
+def test_ceilings_are_validated_per_resource_and_null_means_none():
+    updated = settings.validate_aggregate_config(settings.AggregateConfig("agg1"),
+                                                 {"lb_ceilings": {"cpu": "90", "net": None}})
+    assert updated.lb_ceilings == {"cpu": 90.0, "ram": 95.0, "net": None, "hugepages": None}
+
+
+def test_a_wider_hysteresis_that_swallows_a_ceiling_is_refused_naming_the_threshold():
+    current = settings.AggregateConfig("agg1", lb_ceilings={"cpu": 30.0, "ram": None,
+                                                            "net": None, "hugepages": None})
+    with pytest.raises(exception.InvalidField) as caught:
+        settings.validate_aggregate_config(current, {"lb_overload_threshold": 100})
+    assert caught.value.field == "lb_overload_threshold"

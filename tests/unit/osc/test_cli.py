@@ -55,11 +55,13 @@ def test_aggregate_set_noop_without_reason_fails_naming_the_field(served, seeded
 
 def test_aggregate_set_with_lb_options_shows_the_new_config_as_yaml(served):
     result = _openstack(served, "aggregate", "set", "agg-b", "--marker", "HA+LB", "--no-noop",
-                        "--lb-overload-threshold", "90", "--lb-weight", "net=0", "-f", "yaml")
+                        "--lb-overload-threshold", "90", "--lb-weight", "net=0", "--lb-ceiling", "cpu=90",
+                        "--lb-ceiling", "net=none", "-f", "yaml")
     assert result.returncode == 0, result.stderr
     shown = yaml.safe_load(result.stdout)
     assert shown["marker"] == "HA+LB" and shown["no_op_mode"] is False
     assert shown["lb_overload_threshold"] == 90.0 and shown["lb_weights"]["net"] == 0.0
+    assert shown["lb_ceilings"] == {"cpu": 90.0, "ram": 95.0, "net": None, "hugepages": None}
 
 
 def test_config_set_then_value_output(served, seeded_db):

@@ -138,4 +138,70 @@ def test_the_overload_acted_on_leads_the_reasons_not_a_dead_hosts_missing_metric
     assert plan.moves
     codes = [r.code for r in plan.reasons]
     assert codes[0] == reasons.OVERLOADED and reasons.NO_METRICS in codes
-    assert plan.reasons[0].message == "1 hypervisor of %s above 80%% syn_score: hot 90.0%%" % b.AGG
+    assert plan.reasons[0].message == ("1 hypervisor of %s overloaded: hot syn_score 90%% > threshold"
+                                       " 80%%, cpu 90%% >= ceiling 85%%" % b.AGG)
+
+
+def _cpu_hot_region():
+    """hot at 100% CPU and 45% RAM (syn_score 72.5 < 80); a busy small VM, an idle big one."""
+    hosts = [b.host("hot", vcpus=40, ram_mb=163840, cpu_pct=100.0, ram_pct=45.0,
+                    used_vcpus=40, used_ram_mb=114688),
+             b.host("cool", vcpus=40, ram_mb=163840, cpu_pct=20.0, ram_pct=45.0)]
+    vms = [_measured("busy-small", "hot", 12, 8192), _measured("idle-big", "hot", 2, 65536),
+           _measured("mid", "hot", 6, 40960)]
+    return hosts, vms
+
+
+def _default_plan(hosts, vms, **config):
+    snap = b.snapshot(hosts, vms)
+    return lb.plan_balancing(snap, AppConfig(), b.agg_config(**config), m.BusySet())
+
+
+def test_a_host_at_its_cpu_ceiling_is_overloaded_whatever_its_syn_score():
+    hosts, vms = _cpu_hot_region()
+    plan = _default_plan(hosts, vms)
+    assert plan.reasons[0].code == reasons.OVERLOADED
+    assert plan.reasons[0].message == "1 hypervisor of %s overloaded: hot cpu 100%% >= ceiling 85%%" % b.AGG
+    # most CPU per GB copied first; relieved down to the aggregate's mean (60%): the cool host
+    # (20%) is below it, so the relief level is the mean, and the idle big VM never moves
+    assert [mv.vm_id for mv in plan.moves] == ["busy-small", "mid"]
+    assert plan.moves[0].load.source.cpu_after_pct == pytest.approx(70.0)
+    assert plan.moves[-1].load.source.cpu_after_pct == pytest.approx(55.0)
+
+
+def test_without_the_ceiling_the_same_host_is_not_overloaded():
+    hosts, vms = _cpu_hot_region()
+    plan = _default_plan(hosts, vms, lb_ceilings={"cpu": None, "ram": 95.0, "net": 90.0,
+                                                  "hugepages": None})
+    assert plan.moves == ()
+    assert [r.code for r in plan.reasons] == [reasons.NO_OVERLOAD]
+    assert "ram 95%" in plan.reasons[0].message and "cpu" not in plan.reasons[0].message
+
+
+def test_a_target_stays_below_its_ceiling_less_the_hysteresis():
+    hosts, vms = _cpu_hot_region()
+    hosts[1] = b.host("cool", vcpus=40, ram_mb=163840, cpu_pct=66.0, ram_pct=45.0)
+    plan = _default_plan(hosts, vms)
+    for mv in plan.moves:
+        assert mv.load.target.cpu_after_pct <= 75.0
+    assert "busy-small" not in [mv.vm_id for mv in plan.moves]  # 66 + 30 > 75
+
+
+def test_moves_per_host_are_capped():
+    hosts = [b.host("hot", vcpus=40, ram_mb=163840, cpu_pct=100.0, ram_pct=45.0)] + [
+        b.host("cool%d" % i, vcpus=40, ram_mb=163840, cpu_pct=10.0, ram_pct=45.0) for i in range(4)]
+    vms = [_measured("v%d" % i, "hot", 2, 2048) for i in range(20)]
+    snap = b.snapshot(hosts, vms)
+    plan = lb.plan_balancing(snap, AppConfig(), b.agg_config(), m.BusySet(), max_moves_per_host=3)
+    assert len(plan.moves) == 3
+
+
+def test_a_vm_moved_after_the_snapshot_is_not_planned_from_it():
+    hosts, vms = _cpu_hot_region()
+    snap = b.snapshot(hosts, vms)
+    plan = lb.plan_balancing(snap, AppConfig(), b.agg_config(), m.BusySet(),
+                             recent_moves={"busy-small": snap.taken_at + 5.0},
+                             now_s=snap.taken_at + 10.0, cooldown_s=0.0)
+    assert "busy-small" not in [mv.vm_id for mv in plan.moves]
+    [why] = [r for r in plan.reasons if r.code == reasons.COOLDOWN]
+    assert "after this snapshot" in why.message

@@ -17,6 +17,7 @@ import threading
 from typing import Callable, Iterable, Mapping, Optional
 
 from taskflow import engines as taskflow_engines
+from taskflow import exceptions as taskflow_exc
 
 from keyvrm.db import availability
 from keyvrm.engine import persistence as engine_persistence
@@ -163,7 +164,8 @@ class LocalDispatcher(flow_resources.Dispatcher):
 def run_to_end(engine, record, listener_factories, should_stop) -> None:
     """Run a loaded engine with the listeners until it ends, or suspend it after a task once ``should_stop()``.
 
-    A failed (reverted) flow is logged, not raised.
+    A failed (reverted) flow is logged, not raised, unless it failed because the database
+    went away (then it is raised, and the flow is resumed from the database).
     """
     with contextlib.ExitStack() as stack:
         for factory in listener_factories:
@@ -176,10 +178,22 @@ def run_to_end(engine, record, listener_factories, should_stop) -> None:
                              record.flow_name, record.flow_uuid)
                     engine.suspend()
                     suspended = True
-        except Exception:
-            if engine.storage.get_flow_state() not in engine_persistence.FINISHED_STATES:
+        except Exception as exc:
+            if engine.storage.get_flow_state() not in engine_persistence.FINISHED_STATES or \
+                    lost_the_database(exc):
                 raise
             LOG.exception("flow %s (%s) failed and was reverted", record.flow_name, record.flow_uuid)
+
+
+def lost_the_database(exc) -> bool:
+    """Whether a flow failed because the database went away (TaskFlow's own writes included).
+
+    Its revert then happened only in memory: the database still holds the flow as it was
+    before the outage, and it resumes from there.
+    """
+    if isinstance(exc, taskflow_exc.WrappedFailure):
+        return any(availability.is_database_unavailable(failure.exception) for failure in exc)
+    return availability.is_database_unavailable(exc)
 
 
 class JobboardDispatcher(flow_resources.Dispatcher):

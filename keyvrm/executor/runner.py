@@ -204,11 +204,12 @@ class _Run:
             return self._follow_start(done.attempt, started)
         if done.migration_id is not None and not done.attempt_closed:
             return self._attempts(done.attempt, migration_id=done.migration_id)
-        running = watch.running_migration(self.cloud, self.rec["vm_id"])
-        if running is not None and not done.attempt_closed:
+        adopted = None if done.attempt_closed else watch.migration_to_adopt(
+            self.cloud, self.rec["vm_id"], self.rec["source_host"], self.rec["target_host"])
+        if adopted is not None:
             self.journal.write("execute", max(done.attempt, 1), journal.accepted_message(
-                self.rec["action"], running.dest_host, running.id) + " (found after a restart)")
-            return self._attempts(max(done.attempt, 1), migration_id=running.id)
+                self.rec["action"], adopted.dest_host, adopted.id) + " (found after a restart)")
+            return self._attempts(max(done.attempt, 1), migration_id=adopted.id)
         return self._attempts(done.attempt + 1 if done.attempt_closed else max(done.attempt, 1))
 
     def _resume_without_lock(self, done):

@@ -69,8 +69,17 @@ def poll_server_status(cloud, vm_id, wanted_status, clock, interval_s, deadline_
     return server
 
 
-def running_migration(cloud, vm_id) -> Optional[m.Migration]:
-    """The newest migration of the VM that has not ended, if any (a resumed run adopts it)."""
-    running = [mig for mig in cloud.list_migrations()
-               if mig.server_id == vm_id and mig.status not in FINAL]
-    return max(running, key=lambda mig: mig.id) if running else None
+def migration_to_adopt(cloud, vm_id, source_host, target_host) -> Optional[m.Migration]:
+    """The migration a resumed run follows instead of asking Nova again, if any.
+
+    The newest migration of the VM that has not ended; else the newest that took it from
+    ``source_host`` to ``target_host``: Nova accepted it but the run was interrupted (a
+    crash, a lost database) before it recorded the answer. Following it checks where the
+    VM is, so an old record that does not match today's placement is not taken for success.
+    """
+    mine = [mig for mig in cloud.list_migrations() if mig.server_id == vm_id]
+    running = [mig for mig in mine if mig.status not in FINAL]
+    if running:
+        return max(running, key=lambda mig: mig.id)
+    ours = [mig for mig in mine if mig.source_host == source_host and mig.dest_host == target_host]
+    return max(ours, key=lambda mig: mig.id) if ours else None

@@ -211,6 +211,21 @@ def test_resume_after_a_crash_polls_the_running_migration_instead_of_starting_an
     assert not db_api.get_vm_state(sqlite_db, vm.id)["locked"]
 
 
+def test_resume_adopts_a_migration_that_ended_while_its_answer_was_not_recorded(sqlite_db):
+    """Nova accepted the move, the run lost its database before the journal line, the move finished."""
+    region = h.small_region()
+    vm = h.vm_on(region, h.SOURCE)
+    _, rec_id = h.recommendation(sqlite_db, "live_migrate", vm.id)
+    with pytest.raises(h.Crash):
+        _run(sqlite_db, h.ScriptedCloud(region, crash_on="after_accept"), rec_id, region)
+    region.clock.advance(600)  # the live migration completes while nobody watches
+    assert vm.host == h.TARGET
+    assert _run(sqlite_db, SimCloudDriver(region), rec_id, region) == "succeeded"
+    assert len(region.migrations) == 1
+    messages = [op["message"] for op in db_api.list_operations(sqlite_db, rec_id)]
+    assert any(m.endswith("(found after a restart)") for m in messages)
+
+
 def test_resume_after_the_lock_expired_judges_by_what_nova_reports(sqlite_db):
     region = h.small_region()
     vm = h.vm_on(region, h.SOURCE)

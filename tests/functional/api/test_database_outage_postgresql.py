@@ -1,12 +1,10 @@
 """PostgreSQL going away under the API: 503 with Retry-After while it is gone, one log line, then back by itself.
 
-The outage is a TCP proxy between the API and the run's PostgreSQL server that the test
-closes (dropping every connection) and opens again; the server itself is never touched.
+The database is on a PostgreSQL cluster of the test's own, which it stops (every session
+cut) and starts again; the machine's server is never touched.
 """
 
 import logging
-import socket
-import threading
 
 import pytest
 import sqlalchemy as sa
@@ -15,84 +13,29 @@ import webob
 from keyvrm.api import outage
 from keyvrm.db import api as db_api
 from keyvrm.db import availability
+from keyvrm.db import migration
 from tests.unit.api import hostile
 from tests.unit.api import seed
 from tests.unit.api import test_hostile_input
 
 
-class _Proxy:
-    """Forwards 127.0.0.1:<port> to ``upstream``; ``close()`` is an outage, ``open()`` the recovery."""
-
-    def __init__(self, upstream):
-        self.upstream = upstream
-        self.port = 0
-        self._sockets = []
-        self._lock = threading.Lock()
-        self._listener = None
-
-    def open(self):
-        self._listener = socket.socket()
-        self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._listener.bind(("127.0.0.1", self.port))
-        self._listener.listen(16)
-        self.port = self._listener.getsockname()[1]
-        threading.Thread(target=self._accept, args=(self._listener,), daemon=True).start()
-
-    def close(self):
-        with self._lock:
-            for sock in [self._listener] + self._sockets:  # shutdown wakes a blocked accept(), close alone does not
-                try:
-                    sock.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
-                sock.close()
-            self._sockets.clear()
-
-    def _accept(self, listener):
-        while True:
-            try:
-                client, _ = listener.accept()
-            except OSError:
-                return
-            server = socket.create_connection(self.upstream)
-            with self._lock:
-                self._sockets += [client, server]
-            for source, sink in ((client, server), (server, client)):
-                threading.Thread(target=self._pump, args=(source, sink), daemon=True).start()
-
-    @staticmethod
-    def _pump(source, sink):
-        try:
-            while True:
-                data = source.recv(65536)
-                if not data:
-                    break
-                sink.sendall(data)
-        except OSError:
-            pass
-        for sock in (source, sink):
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-
-
 @pytest.fixture
-def proxied_pg_url(pg_db):
-    seed.seed(pg_db)
-    url = sa.engine.make_url(pg_db.url)
-    proxy = _Proxy((url.host, url.port or 5432))
-    proxy.open()
-    yield proxy, url.set(host="127.0.0.1", port=proxy.port).render_as_string(hide_password=False)
-    proxy.close()
+def seeded_private_pg(private_pg):
+    """The private cluster with a migrated, seeded KeyVRM database; (cluster, its URL)."""
+    url = private_pg.create_database("keyvrm")
+    db = db_api.Database(url)
+    migration.upgrade(db.engine)
+    seed.seed(db)
+    db.dispose()
+    return private_pg, url
 
 
 def _statuses(app, paths):
     return [webob.Request.blank(p).get_response(app) for p in paths]
 
 
-def test_api_answers_503_during_an_outage_logs_once_and_recovers(proxied_pg_url, caplog):
-    proxy, url = proxied_pg_url
+def test_api_answers_503_during_an_outage_logs_once_and_recovers(seeded_private_pg, caplog):
+    cluster, url = seeded_private_pg
     db = db_api.Database(url)
     app = seed.make_app(db)
     # No serial ids: the run's tests share PostgreSQL sequences, so the seeded cycle is not always 1.
@@ -100,7 +43,7 @@ def test_api_answers_503_during_an_outage_logs_once_and_recovers(proxied_pg_url,
     assert {r.status_int for r in _statuses(app, paths)} == {200}
     caplog.set_level(logging.INFO)
 
-    proxy.close()
+    cluster.stop("fast")
     refused = _statuses(app, paths)
     assert {r.status_int for r in refused} == {503}, [r.text for r in refused if r.status_int != 503]
     assert {r.headers["Retry-After"] for r in refused} == {str(outage.RETRY_AFTER_S)}
@@ -109,7 +52,7 @@ def test_api_answers_503_during_an_outage_logs_once_and_recovers(proxied_pg_url,
     assert [r.name for r in warnings] == ["keyvrm.api.outage"], [r.getMessage() for r in warnings]
     assert warnings[0].exc_info is None and "\n" not in warnings[0].getMessage()
 
-    proxy.open()
+    cluster.start()
     assert {r.status_int for r in _statuses(app, paths)} == {200}
     ended = [r.getMessage() for r in caplog.records if r.name == "keyvrm.api.outage"][-1]
     assert ended.startswith("database available again after")

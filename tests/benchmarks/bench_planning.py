@@ -181,8 +181,8 @@ def _lb_run(snap, index):
                                                   index=index)))
     elapsed = time.perf_counter() - start
     weights = _config("x").lb_weights
-    before = {h.name: scoring.syn_score(scoring.load_of(h), weights) for h in snap.hypervisors
-              if not h.hugepages}
+    # over the same hosts before and after (HugePages aggregates are planned too)
+    before = {h.name: scoring.syn_score(scoring.load_of(h), weights) for h in snap.hypervisors}
     after = dict(before)
     moves = [mv for _, plan in plans for mv in plan.moves]
     for mv in moves:

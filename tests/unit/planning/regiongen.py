@@ -15,11 +15,13 @@ planner can pick the ones that carry the hot resource.
 from __future__ import annotations
 
 import bisect
+import collections
 import dataclasses
 import random
 from typing import Optional
 
 from keyvrm.model import snapshot as m
+from keyvrm.scheduling import scoring
 
 FLAVORS = tuple(sorted((
     m.Flavor("m1.tiny", 1, 2048), m.Flavor("m1.small", 2, 4096),
@@ -88,7 +90,7 @@ def _host_vms(rng, shape, vcpus, ram_mb, huge, hot, counter):
     if shape.hot_resource == "cpu":
         fill = rng.uniform(low, high)
     elif shape.hot_resource == "ram":
-        fill = rng.uniform(0.97, 0.99) if hot else rng.uniform(low, high)
+        fill = rng.uniform(0.99, 1.0) if hot else rng.uniform(low, high)
     else:
         fill = rng.uniform(max(low, high - 0.1), high) if hot else rng.uniform(low, high)
     budget = (ram_mb - shape.reserved_ram_mb) * fill
@@ -143,7 +145,7 @@ def generate_region(shape: RegionShape, seed: int) -> m.RegionSnapshot:
                 flavor = s["flavor"]
                 part = cpu_weight / total_weight
                 if shape.hot_resource == "ram" and hot:
-                    resident = flavor.ram_mb * rng.uniform(0.95, 1.0)
+                    resident = flavor.ram_mb * rng.uniform(0.97, 1.0)
                 elif shape.ram_resident == (1.0, 1.0):
                     resident = flavor.ram_mb
                 else:
@@ -214,3 +216,42 @@ def _with_groups(rng, shape, vms_per_host, groups):
     for host_vms in per_host:
         flat.extend(host_vms)
     return flat
+
+
+def moved_region(snap, moves, loads):
+    """``snap`` with ``moves`` applied: VMs on their targets, allocations and host loads updated.
+
+    ``loads`` maps host name to its scoring.Load after the moves.
+    """
+    target = {mv.vm_id: mv.target for mv in moves}
+    vms = tuple(dataclasses.replace(vm, host=target[vm.id]) if vm.id in target else vm
+                for vm in snap.vms)
+    index = snap.index()
+    delta = collections.defaultdict(lambda: [0, 0])
+    for mv in moves:
+        flavor = index.vms[mv.vm_id].flavor
+        for host, sign in ((mv.source, -1), (mv.target, 1)):
+            delta[host][0] += sign * flavor.vcpus
+            delta[host][1] += sign * flavor.ram_mb
+    hypervisors = []
+    for h in snap.hypervisors:
+        if h.name in delta or h.name in loads:
+            inv = dict(h.inventories)
+            inv[m.VCPU] = dataclasses.replace(inv[m.VCPU], used=inv[m.VCPU].used + delta[h.name][0])
+            inv[m.MEMORY_MB] = dataclasses.replace(
+                inv[m.MEMORY_MB], used=inv[m.MEMORY_MB].used + delta[h.name][1])
+            load = loads.get(h.name, scoring.load_of(h))
+            metrics = dataclasses.replace(h.metrics, cpu_pct=load.cpu_pct, ram_pct=load.ram_pct,
+                                          net_pct=load.net_pct)
+            h = dataclasses.replace(h, inventories=inv, metrics=metrics)
+        hypervisors.append(h)
+    return dataclasses.replace(snap, hypervisors=tuple(hypervisors), vms=vms)
+
+
+def loads_after(moves) -> dict:
+    """Host loads after LB ``moves``, from their load calculations (the last one per host wins)."""
+    loads = {}
+    for mv in moves:
+        for host, calc in ((mv.source, mv.load.source), (mv.target, mv.load.target)):
+            loads[host] = scoring.Load(calc.cpu_after_pct, calc.ram_after_pct, calc.net_after_pct)
+    return loads

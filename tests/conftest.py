@@ -3,6 +3,7 @@
 import os
 import uuid
 
+from hypothesis import settings as hypothesis_settings
 import pytest
 import sqlalchemy as sa
 
@@ -16,6 +17,13 @@ PG_SERVER_URL = os.environ.get("KEYVRM_TEST_PG_SERVER",
 
 def _in_ci():
     return os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+# Property tests explore new examples on a developer's machine; in CI they draw the same
+# ones every run, so a red CI always reproduces (and a new finding shows up locally first).
+hypothesis_settings.register_profile("ci", derandomize=True, database=None)
+if _in_ci():
+    hypothesis_settings.load_profile("ci")
 
 
 @pytest.fixture

@@ -29,12 +29,22 @@ class _Context:
 class Database:
     """One database (a URL): engines and transactions through oslo.db's enginefacade."""
 
-    def __init__(self, connection_url, **engine_options):
+    def __init__(self, connection_url, clock=None, **engine_options):
         self.url = connection_url
+        self.clock = clock
         self._facade = enginefacade.transaction_context()
         self._facade.configure(connection=connection_url, sqlite_fk=True, **engine_options)
         if connection_url.startswith("sqlite"):
             sqlite.begin_immediate(self.engine)
+        if clock is not None:
+            sa.event.listen(self.engine, "checkout", self._lend_clock)
+
+    def _lend_clock(self, dbapi_connection, connection_record, connection_proxy):
+        connection_record.info[models.CLOCK_INFO_KEY] = self.clock
+
+    def now(self):
+        """Naive UTC now on this database's clock (the injected one; the wall without one)."""
+        return models.as_stored_time(self.clock.time()) if self.clock is not None else utcnow()
 
     def writer(self):
         """A read-write transaction: ``with db.writer() as session: ...``."""
@@ -218,7 +228,7 @@ def sync_aggregates(db, aggregates, now=None):
     New aggregates start NOOP; ones Nova no longer has are marked deleted (their rows,
     events and audit stay); an aggregate that comes back is un-deleted with its config.
     """
-    now = now or utcnow()
+    now = now or db.now()
     seen = {a.name: a for a in aggregates}
     created, deleted, restored = [], [], []
     with db.writer() as session:
@@ -271,7 +281,7 @@ def store_snapshot(db, snapshot, keep_count, keep_days=0, now=None):
     if keep_count < 1:
         raise exception.InvalidField("snapshot_keep_count", "must be >= 1")
     blob = codec.compress(snapshot)
-    now = now or utcnow()
+    now = now or db.now()
     with db.writer() as session:
         row = models.RegionData(
             region=snapshot.region, taken_at=_as_datetime(snapshot.taken_at),
@@ -335,7 +345,7 @@ def finish_cycle(db, cycle_id, status, reason_code=None, reason=None, snapshot_i
             raise exception.NotFound(f"cycle {cycle_id} not found")
         row.status, row.reason_code, row.reason = status, reason_code, reason
         row.snapshot_id = snapshot_id if snapshot_id is not None else row.snapshot_id
-        row.finished_at = utcnow()
+        row.finished_at = db.now()
 
 
 # --- events, recommendations, operations -----------------------------------------------------
@@ -368,7 +378,7 @@ def set_event_status(db, event_id, status, state=None, reason_code=None, reason=
         if reason is not None:
             row.reason_code, row.reason = reason_code, reason
         if status == "completed":
-            row.finished_at = utcnow()
+            row.finished_at = db.now()
 
 
 def create_recommendation(db, event_id, action, vm_id, source_host, target_host, auto_run,
@@ -414,9 +424,9 @@ def set_recommendation_status(db, rec_id, status, reason=None):
         if reason is not None:
             row.reason = reason
         if status == "running":
-            row.started_at = utcnow()
+            row.started_at = db.now()
         if status in models.RECOMMENDATION_FINAL:
-            row.finished_at = utcnow()
+            row.finished_at = db.now()
 
 
 def _recommendation_dict(row):
@@ -499,12 +509,12 @@ def set_hypervisor_state(db, host, state, reason=None, fencing=None, event_id=No
             row = models.HypervisorState(host=host)
             session.add(row)
         if row.state != state:
-            row.state_since = utcnow()
+            row.state_since = db.now()
         row.state, row.reason, row.event_id = state, reason, event_id
         if fencing is not None:
             row.fencing = fencing
             if state == "fenced":
-                row.fenced_at = utcnow()
+                row.fenced_at = db.now()
 
 
 def claim_hypervisor(db, host, event_id):
@@ -519,9 +529,9 @@ def claim_hypervisor(db, host, event_id):
     update = (sa.update(models.HypervisorState)
               .where(models.HypervisorState.host == host,
                      sa.or_(sa.not_(claimed), models.HypervisorState.event_id == event_id))
-              .values(state="fencing", reason=None, event_id=event_id, updated_at=utcnow(),
+              .values(state="fencing", reason=None, event_id=event_id, updated_at=db.now(),
                       state_since=sa.case((models.HypervisorState.state == "fencing",
-                                           models.HypervisorState.state_since), else_=utcnow())))
+                                           models.HypervisorState.state_since), else_=db.now())))
     try:
         with db.writer() as session:
             if session.execute(update).rowcount == 1:
@@ -529,7 +539,7 @@ def claim_hypervisor(db, host, event_id):
             if session.get(models.HypervisorState, host) is not None:
                 return False
             session.add(models.HypervisorState(host=host, state="fencing", event_id=event_id,
-                                               state_since=utcnow()))
+                                               state_since=db.now()))
     except db_exc.DBDuplicateEntry:
         return False
     return True
@@ -581,7 +591,7 @@ def _take_lock(db, vm_id, owner, **values):
         result = session.execute(
             sa.update(models.VMState)
             .where(models.VMState.vm_id == vm_id, models.VMState.locked.is_(False))
-            .values(locked=True, lock_owner=owner, locked_at=utcnow(), **values)
+            .values(locked=True, lock_owner=owner, locked_at=db.now(), **values)
             .execution_options(synchronize_session=False))
         if result.rowcount == 1:
             return
@@ -907,7 +917,7 @@ def request_recommendation_cancel(db, rec_id, requested_by):
         if row.status == "running":
             message = f"cancel requested by {requested_by}"
         else:
-            row.status, row.finished_at = "cancelled", utcnow()
+            row.status, row.finished_at = "cancelled", db.now()
             row.reason = message = f"cancelled by {requested_by}"
         session.add(models.Operation(recommendation_id=rec_id, kind="cancel",
                                      attempt=row.attempts, message=message))
@@ -935,7 +945,7 @@ def claim_requested_cycle(db):
             result = session.execute(
                 sa.update(models.Cycle).where(models.Cycle.id == cycle_id,
                                               models.Cycle.status == CYCLE_REQUESTED)
-                .values(status="running", started_at=utcnow())
+                .values(status="running", started_at=db.now())
                 .execution_options(synchronize_session=False))
             if result.rowcount == 1:
                 return cycle_id
@@ -1029,7 +1039,7 @@ def force_unlock_vm(db, vm_id, unlocked_by):
 
     Returns True if the VM was locked. ``NotFound`` if KeyVRM never saw the VM.
     """
-    now = utcnow()
+    now = db.now()
     with db.writer() as session:
         row = session.get(models.VMState, vm_id, with_for_update=True)
         if row is None:
@@ -1133,7 +1143,7 @@ def request_hypervisor_restore(db, host, requested_by, request_id=None):
         session.add(models.ConfigAudit(scope="hypervisor", target=host, field="state",
                                        old_value=row.state, new_value="restoring",
                                        changed_by=requested_by, request_id=request_id))
-        row.state, row.state_since = "restoring", utcnow()
+        row.state, row.state_since = "restoring", db.now()
         row.reason = f"return to service requested by {requested_by}"
     return get_hypervisor(db, host)
 
@@ -1149,7 +1159,7 @@ def list_hypervisors_restoring(db):
 def complete_hypervisor_restore(db, host, message):
     """The host is back in service: state ``ok`` (HA watches it again). False if no longer restoring."""
     row = models.HypervisorState
-    now = utcnow()
+    now = db.now()
     with db.writer() as session:
         done = session.execute(sa.update(row).where(row.host == host, row.state == "restoring")
                                .values(state="ok", reason=message, event_id=None, state_since=now,
@@ -1227,7 +1237,7 @@ def fail_lost_cycle(db, cycle_id, reason_code, reason):
     with db.writer() as session:
         result = session.execute(
             sa.update(models.Cycle).where(models.Cycle.id == cycle_id, models.Cycle.status == "running")
-            .values(status="failed", reason_code=reason_code, reason=reason, finished_at=utcnow())
+            .values(status="failed", reason_code=reason_code, reason=reason, finished_at=db.now())
             .execution_options(synchronize_session=False))
         return result.rowcount == 1
 
@@ -1239,7 +1249,7 @@ def release_lost_hypervisor(db, host, event_id, reason):
             sa.update(models.HypervisorState).where(
                 models.HypervisorState.host == host, models.HypervisorState.event_id == event_id,
                 models.HypervisorState.state.in_(HA_IN_PROGRESS_STATES))
-            .values(state="ok", reason=reason, event_id=None, state_since=utcnow(), updated_at=utcnow())
+            .values(state="ok", reason=reason, event_id=None, state_since=db.now(), updated_at=db.now())
             .execution_options(synchronize_session=False))
         return result.rowcount == 1
 
@@ -1251,3 +1261,17 @@ def list_locked_vms(db, before):
             sa.select(models.VMState.vm_id, models.VMState.lock_owner)
             .where(models.VMState.locked.is_(True), models.VMState.locked_at < before)
             .order_by(models.VMState.vm_id))]
+
+
+def recent_moves(db, since):
+    """VMs KeyVRM moved since ``since`` (a live migration or evacuation that succeeded): {vm_id: finished_at}.
+
+    The latest move of each VM; LB's cool-down keeps them where they are.
+    """
+    rec = models.Recommendation
+    query = (sa.select(rec.vm_id, sa.func.max(rec.finished_at))
+             .where(rec.status == "succeeded", rec.action.in_(("live_migrate", "evacuate")),
+                    rec.finished_at >= since)
+             .group_by(rec.vm_id))
+    with db.reader() as session:
+        return dict(session.execute(query).all())

@@ -35,6 +35,25 @@ def utcnow():
     return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
 
 
+# Where a connection carries the clock of the ``Database`` it belongs to (its pool record's info).
+CLOCK_INFO_KEY = "keyvrm_clock"
+
+
+def as_stored_time(posix_s):
+    """Naive UTC datetime of POSIX seconds: a clock reading as a DateTime column stores it."""
+    return datetime.datetime.fromtimestamp(posix_s, datetime.timezone.utc).replace(tzinfo=None)
+
+
+def now_of(context):
+    """A row's timestamp default: the time of its database's clock (the wall without one).
+
+    In the simulator that clock is simulated time, so every record KeyVRM writes and every
+    comparison with the injected clock (manual timeout, lb_period, deadlines) agree.
+    """
+    clock = context.connection.info.get(CLOCK_INFO_KEY) if context is not None else None
+    return as_stored_time(clock.time()) if clock is not None else utcnow()
+
+
 class Base(orm.DeclarativeBase):
     pass
 
@@ -65,7 +84,7 @@ class AppConfig(Base):
                                                default=_d.executor_manual_action_timeout)
     lb_recommendations_auto_run = sa.Column(sa.Boolean, nullable=False,
                                             default=_d.lb_recommendations_auto_run)
-    updated_at = sa.Column(sa.DateTime, nullable=False, default=utcnow, onupdate=utcnow)
+    updated_at = sa.Column(sa.DateTime, nullable=False, default=now_of, onupdate=now_of)
     updated_by = sa.Column(sa.String(255))
     del _d
 
@@ -91,8 +110,8 @@ class AggregateConfig(Base):
     storage_mode = sa.Column(sa.String(16))  # shared | local; NULL = undeclared (HA does not run)
     deleted = sa.Column(sa.Boolean, nullable=False, default=False)
     deleted_at = sa.Column(sa.DateTime)
-    created_at = sa.Column(sa.DateTime, nullable=False, default=utcnow)
-    updated_at = sa.Column(sa.DateTime, nullable=False, default=utcnow, onupdate=utcnow)
+    created_at = sa.Column(sa.DateTime, nullable=False, default=now_of)
+    updated_at = sa.Column(sa.DateTime, nullable=False, default=now_of, onupdate=now_of)
 
 
 class ConfigAudit(Base):
@@ -108,7 +127,7 @@ class ConfigAudit(Base):
     old_value = sa.Column(sa.JSON)
     new_value = sa.Column(sa.JSON)
     changed_by = sa.Column(sa.String(255), nullable=False)
-    changed_at = sa.Column(sa.DateTime, nullable=False, default=utcnow)
+    changed_at = sa.Column(sa.DateTime, nullable=False, default=now_of)
     request_id = sa.Column(sa.String(64))
 
 
@@ -127,7 +146,7 @@ class RegionData(Base):
     sources = sa.Column(sa.JSON, nullable=False)
     size_bytes = sa.Column(sa.Integer, nullable=False)
     data = sa.Column(sa.LargeBinary, nullable=False)
-    created_at = sa.Column(sa.DateTime, nullable=False, default=utcnow)
+    created_at = sa.Column(sa.DateTime, nullable=False, default=now_of)
 
 
 class Cycle(Base):
@@ -141,7 +160,7 @@ class Cycle(Base):
     reason_code = sa.Column(sa.String(64))
     reason = sa.Column(sa.Text)
     snapshot_id = sa.Column(sa.Integer, sa.ForeignKey("region_data.id", ondelete="SET NULL"))
-    started_at = sa.Column(sa.DateTime, nullable=False, default=utcnow)
+    started_at = sa.Column(sa.DateTime, nullable=False, default=now_of)
     finished_at = sa.Column(sa.DateTime)
 
 
@@ -161,8 +180,8 @@ class Event(Base):
     reason = sa.Column(sa.Text)
     cycle_id = sa.Column(sa.Integer, sa.ForeignKey("cycles.id", ondelete="SET NULL"))
     snapshot_id = sa.Column(sa.Integer, sa.ForeignKey("region_data.id", ondelete="SET NULL"))
-    created_at = sa.Column(sa.DateTime, nullable=False, default=utcnow)
-    updated_at = sa.Column(sa.DateTime, nullable=False, default=utcnow, onupdate=utcnow)
+    created_at = sa.Column(sa.DateTime, nullable=False, default=now_of)
+    updated_at = sa.Column(sa.DateTime, nullable=False, default=now_of, onupdate=now_of)
     finished_at = sa.Column(sa.DateTime)
 
 
@@ -186,8 +205,8 @@ class Recommendation(Base):
     load_calculation = sa.Column(sa.JSON)
     reason = sa.Column(sa.Text)
     attempts = sa.Column(sa.Integer, nullable=False, default=0)
-    created_at = sa.Column(sa.DateTime, nullable=False, default=utcnow)
-    updated_at = sa.Column(sa.DateTime, nullable=False, default=utcnow, onupdate=utcnow)
+    created_at = sa.Column(sa.DateTime, nullable=False, default=now_of)
+    updated_at = sa.Column(sa.DateTime, nullable=False, default=now_of, onupdate=now_of)
     started_at = sa.Column(sa.DateTime)
     finished_at = sa.Column(sa.DateTime)
 
@@ -207,7 +226,7 @@ class Operation(Base):
     message = sa.Column(sa.Text)
     error = sa.Column(sa.Text)
     duration_s = sa.Column(sa.Float)
-    created_at = sa.Column(sa.DateTime, nullable=False, default=utcnow)
+    created_at = sa.Column(sa.DateTime, nullable=False, default=now_of)
 
 
 class HypervisorState(Base):
@@ -222,7 +241,7 @@ class HypervisorState(Base):
     fenced_at = sa.Column(sa.DateTime)
     event_id = sa.Column(sa.String(36), sa.ForeignKey("events.id", ondelete="SET NULL"))
     state_since = sa.Column(sa.DateTime)  # when ``state`` last changed
-    updated_at = sa.Column(sa.DateTime, nullable=False, default=utcnow, onupdate=utcnow)
+    updated_at = sa.Column(sa.DateTime, nullable=False, default=now_of, onupdate=now_of)
 
 
 class VMState(Base):
@@ -242,7 +261,7 @@ class VMState(Base):
     transitional_state = sa.Column(sa.String(32))
     deadline_at = sa.Column(sa.DateTime)
     failure_state = sa.Column(sa.String(32))
-    updated_at = sa.Column(sa.DateTime, nullable=False, default=utcnow, onupdate=utcnow)
+    updated_at = sa.Column(sa.DateTime, nullable=False, default=now_of, onupdate=now_of)
 
 
 class VMHistory(Base):
@@ -257,6 +276,6 @@ class VMHistory(Base):
     status = sa.Column(sa.String(32), nullable=False)
     message = sa.Column(sa.Text)
     recommendation_id = sa.Column(sa.String(36))
-    started_at = sa.Column(sa.DateTime, nullable=False, default=utcnow)
+    started_at = sa.Column(sa.DateTime, nullable=False, default=now_of)
     finished_at = sa.Column(sa.DateTime)
     duration_s = sa.Column(sa.Float)

@@ -52,7 +52,7 @@ class EmbeddedRegion:
         self.region = region
         self.drivers = simulated.for_region(region)
         self.clock = simclock.SimTimeClock(region, driven=driven)
-        self.db = db_api.Database(connection_url)
+        self.db = db_api.Database(connection_url, clock=self.clock)  # records on the region's time
         migration.upgrade(self.db.engine)
         self.conf = engine_conf(connection_url, rpc=rpc)
         self.flow_settings = flow_settings or flow_resources.FlowSettings(executor=SIM_EXECUTOR)

@@ -97,7 +97,7 @@ class Swept:
 def sweep(resources, persistence, dispatcher, *, grace_s: float = GRACE_S) -> Swept:
     """Resume or settle the work older than ``grace_s`` that no unfinished flow names."""
     db = resources.db
-    before = db_api.utcnow() - datetime.timedelta(seconds=grace_s)
+    before = db.now() - datetime.timedelta(seconds=grace_s)
     live = live_work(persistence)
     work = db_api.list_open_work(db, before)
     swept = Swept()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 
 from keyvrm.db import api as db_api
+from keyvrm.db import models
 from keyvrm import exception
 
 
@@ -14,8 +15,7 @@ def cancel_expired_manual(db, now_s, timeout_s) -> list:
     Age counts from the recommendation's creation; ``now_s`` is POSIX seconds. One that
     an operator started meanwhile (no longer ``manual_action``) is left alone.
     """
-    cutoff = (datetime.datetime.fromtimestamp(now_s, datetime.timezone.utc).replace(tzinfo=None)
-              - datetime.timedelta(seconds=timeout_s))
+    cutoff = models.as_stored_time(now_s) - datetime.timedelta(seconds=timeout_s)
     minutes = timeout_s / 60.0
     cancelled = []
     for rec in db_api.list_recommendations(db, status="manual_action"):

@@ -57,9 +57,8 @@ def recommendation_of_owner(owner):
     return rec_id or None if kind == "executor" else None
 
 
-def as_datetime(posix_s) -> datetime.datetime:
-    """Naive UTC datetime of a clock reading (the form the lifecycle and DB store)."""
-    return datetime.datetime.fromtimestamp(posix_s, datetime.timezone.utc).replace(tzinfo=None)
+# Naive UTC datetime of a clock reading (the form the lifecycle and DB store).
+as_datetime = models.as_stored_time
 
 
 def as_posix(naive_utc) -> float:

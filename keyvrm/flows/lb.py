@@ -14,6 +14,8 @@ from oslo_log import log as logging
 from taskflow.patterns import linear_flow
 
 from keyvrm.db import api as db_api
+from keyvrm.db import models
+from keyvrm.executor import runner
 from keyvrm.flows import context
 from keyvrm.flows import events
 from keyvrm.flows import recommend
@@ -64,7 +66,9 @@ class PlanBalancing(steps.FlowTask):
         snapshot = context.load_snapshot(res.db, snapshot_id)
         app_config, agg_config = context.configs(res.db, aggregate)
         busy = context.busy_now(res.db, busy_hosts, busy_vms, lb_event_id)
-        plan = lb_planning.plan_balancing(snapshot, app_config, agg_config, busy,
+        since = models.as_stored_time(snapshot.taken_at - lb_planning.DEFAULT_COOLDOWN_S)
+        moved = {vm_id: runner.as_posix(at) for vm_id, at in db_api.recent_moves(res.db, since).items()}
+        plan = lb_planning.plan_balancing(snapshot, app_config, agg_config, busy, recent_moves=moved,
                                           now_s=snapshot.taken_at)
         if not plan.moves:
             events.complete_event(res.db, lb_event_id, "error" if plan.is_error else "healthy", plan.reasons)

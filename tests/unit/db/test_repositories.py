@@ -187,3 +187,17 @@ def test_vm_history_records_duration(sqlite_db):
     with pytest.raises(exception.InvalidField):
         db_api.add_vm_history(sqlite_db, "vm1", "evacuate", "failed", start,
                               start - datetime.timedelta(seconds=1))
+
+
+def test_recent_moves_are_the_latest_succeeded_move_of_each_vm_since_a_time(sqlite_db):
+    event = db_api.create_event(sqlite_db, "agg", "LB", "LB")
+    before = db_api.utcnow()
+    moves = {}
+    for vm, status in (("vm-1", "succeeded"), ("vm-1", "succeeded"), ("vm-2", "failed"), ("vm-3", "succeeded")):
+        rec = db_api.create_recommendation(sqlite_db, event, "live_migrate", vm, "h1", "h2", True)
+        db_api.set_recommendation_status(sqlite_db, rec, "running")
+        db_api.set_recommendation_status(sqlite_db, rec, status)
+        moves[vm] = db_api.get_recommendation(sqlite_db, rec)["finished_at"]
+    recent = db_api.recent_moves(sqlite_db, before)
+    assert recent == {"vm-1": moves["vm-1"], "vm-3": moves["vm-3"]}  # vm-1's second move; vm-2 failed
+    assert db_api.recent_moves(sqlite_db, db_api.utcnow()) == {}

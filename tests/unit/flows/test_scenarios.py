@@ -1,6 +1,7 @@
 """Scenario tests: whole cycles through the engine's dispatcher and persistence on the simulated region."""
 
 from keyvrm.db import api as db_api
+from keyvrm.executor import runner
 from keyvrm.fencing import base as fencing_base
 from keyvrm.fencing import factory
 
@@ -225,3 +226,19 @@ def test_a_host_returned_to_service_is_watched_again_and_handled_when_it_dies_ag
     run_cycles(emb, 7)  # dies again at 13 min
     state = db_api.get_hypervisor_state(emb.db, "cmp-00001")
     assert state["state"] in ("fenced", "maintenance") and state["event_id"] not in first
+
+
+def test_records_carry_simulated_time_and_the_manual_timeout_fires_on_it(make_region):
+    emb = make_region(overloads("cmp-00005"))
+    emb.configure(app={"enabled": True, "lb_recommendations_auto_run": False,
+                       "executor_manual_action_timeout": 1},
+                  aggregates={LB_AGG: dict(CPU_LB, marker="LB", lb_period=60)})
+    run_cycles(emb, 2)
+    manual = [r for r in db_api.list_recommendations(emb.db) if r["action"] == "live_migrate"]
+    assert manual, "LB recommended nothing"
+    first = manual[0]
+    simulated_now = runner.as_datetime(emb.region.clock.now)
+    assert abs((simulated_now - first["created_at"]).total_seconds()) < 300  # region time, not the wall's
+    run_cycles(emb, 2)  # two simulated minutes later: past the 1-minute manual timeout
+    first = db_api.get_recommendation(emb.db, first["id"])
+    assert first["status"] == "cancelled" and "executor_manual_action_timeout" in first["reason"]

@@ -1,8 +1,9 @@
 """The embedded default in one process: a simulated region, SQLite, and a KeyVRM engine acting on it.
 
-``EmbeddedRegion`` wires the sim drivers, a ``SimTimeClock``, the Nova fencer on the
-simulated Nova, the TaskFlow persistence in the same database and an engine
-(``keyvrm.engine.service.Engine`` over a ``LocalDispatcher``, in-process messaging).
+``EmbeddedRegion`` wires the sim drivers, a ``SimTimeClock``, the fencers the business
+config enables over the simulated BMCs, Ceph cluster and Nova, the TaskFlow persistence
+in the same database and an engine (``keyvrm.engine.service.Engine`` over a
+``LocalDispatcher``, in-process messaging).
 Tests drive it cycle by cycle with the engine's dispatcher and persistence alone
 (``start_dispatcher``, ``run_cycle``; the clock advanced by the waits and ``advance``); the
 demo starts the whole engine (``start_engine``: its schedule on the region's clock, which a
@@ -22,6 +23,7 @@ from keyvrm.engine import dispatch
 from keyvrm.engine import persistence
 from keyvrm.engine import service
 from keyvrm.executor import settings as executor_settings
+from keyvrm.fencing import drivers as fencing_drivers
 from keyvrm.fencing import factory
 from keyvrm.fencing import nova
 from keyvrm.flows import resources as flow_resources
@@ -30,6 +32,7 @@ from keyvrm.simulator import simclock
 
 # Executor waits in the region's time: a poll every 5 s, a retry after 10 s.
 SIM_EXECUTOR = executor_settings.ExecutorSettings(poll_interval_s=5.0, retry_delay_s=10.0)
+SIM_POWER_POLL_S = 2.0  # how often a fencer asks a simulated BMC whether the host is off
 
 
 def engine_conf(connection_url: str, rpc: bool = False) -> cfg.ConfigOpts:
@@ -56,16 +59,31 @@ class EmbeddedRegion:
         migration.upgrade(self.db.engine)
         self.conf = engine_conf(connection_url, rpc=rpc)
         self.flow_settings = flow_settings or flow_resources.FlowSettings(executor=SIM_EXECUTOR)
-        self._fencers = fencers or self.nova_fencers
+        self._fencers = fencers or self.sim_fencers
         # One in-process transport: the engine's RPC server and the API's client meet on it.
         self.transport = oslo_messaging.get_rpc_transport(self.conf, url="fake://") if rpc else None
         self.engine = None
         self.dispatcher = None
 
-    def nova_fencers(self, app_config) -> factory.Fencers:
-        """The Nova fencer on the simulated Nova (the fencer the embedded region has)."""
-        return factory.Fencers(nova=nova.NovaFencer(self.drivers.cloud, clock=self.clock.time,
-                                                    sleep=self.clock.sleep))
+    def sim_fencers(self, app_config) -> factory.Fencers:
+        """The fencers ``app_config`` enables, over the region's BMCs, Ceph cluster and Nova.
+
+        Each waits on the region's clock; the region's faults (a BMC that refuses or never
+        answers, a host that does not go dark) reach HA as a real peer's would.
+        """
+        timing = dict(clock=self.clock.time, sleep=self.clock.sleep)
+        power = fencing_drivers.PowerFencer(self.drivers.power, app_config.ha_power_check_timeout,
+                                            poll_interval_s=SIM_POWER_POLL_S, **timing)
+        return factory.Fencers(
+            bmc=(lambda host: power) if app_config.ha_fence_bmc else None,
+            ceph=fencing_drivers.BlocklistFencer(self.drivers.blocklist, self._ceph_addresses, **timing)
+            if app_config.ha_fence_ceph else None,
+            nova=nova.NovaFencer(self.drivers.cloud, **timing) if app_config.ha_fence_nova else None)
+
+    def _ceph_addresses(self, host):
+        """The host's Ceph client entity addresses (every client of its IP)."""
+        known = self.region.hosts.get(host)
+        return ["%s:0/0" % known.host_ip] if known is not None and known.host_ip else []
 
     def resources(self, dispatcher) -> flow_resources.EngineResources:
         """The engine's resources over the simulated region."""

@@ -1,9 +1,9 @@
 """Scenario tests: whole cycles through the engine's dispatcher and persistence on the simulated region."""
 
+import pytest
+
 from keyvrm.db import api as db_api
 from keyvrm.executor import runner
-from keyvrm.fencing import base as fencing_base
-from keyvrm.fencing import factory
 
 HA_AGG, LB_AGG = "agg-001", "agg-002"  # hosts cmp-00001..4 and cmp-00005..8
 ON = {"marker": "HA", "no_op_mode": False, "storage_mode": "shared"}
@@ -94,25 +94,32 @@ def test_disabled_service_does_nothing(make_region):
     assert events_of(emb) == [] and db_api.list_snapshots(emb.db) == []
 
 
-class RefusingFencer(fencing_base.Fencer):
-    """A BMC that refuses the power-off (what the simulator's bmc_fault refuse does)."""
-
-    name = "bmc"
-
-    def _fence(self, host):
-        return False, "BMC refused power off"
+def bmc_fault(host, mode, at="1m30s"):
+    return "  - at: %s\n    fault: bmc_fault\n    hosts: [%s]\n    mode: %s\n" % (at, host, mode)
 
 
-def test_ha_never_recommends_evacuating_a_host_whose_fencing_did_not_confirm(make_region):
-    emb = make_region(dies("cmp-00001"),
-                      fencers=lambda app: factory.Fencers(bmc=lambda host: RefusingFencer(), nova=None))
-    emb.configure(app={"enabled": True, "ha_fence_bmc": True, "ha_fence_nova": False}, aggregates={HA_AGG: ON})
+@pytest.mark.parametrize("mode,why", [("refuse", "refused"), ("timeout", "did not answer")])
+def test_ha_never_evacuates_a_host_whose_simulated_bmc_does_not_fence_it(make_region, mode, why):
+    emb = make_region(dies("cmp-00001") + bmc_fault("cmp-00001", mode))
+    emb.configure(app={"enabled": True, "ha_fence_bmc": True, "ha_fence_nova": True}, aggregates={HA_AGG: ON})
     run_cycles(emb, 4)
     assert db_api.list_recommendations(emb.db) == []
     assert all(vm.host == "cmp-00001" for vm in emb.region.hosts["cmp-00001"].vms)
     failed = [e for e in events_of(emb, HA_AGG) if e["reason_code"] == "fencing_impossible"]
-    assert failed and failed[0]["state"] == "error" and "BMC refused" in failed[0]["reason"]
+    assert failed and failed[0]["state"] == "error" and why in failed[0]["reason"]
     assert db_api.get_hypervisor_state(emb.db, "cmp-00001")["state"] == "error"
+
+
+def test_ha_fences_through_the_simulated_bmc_ceph_and_nova_then_evacuates(make_region):
+    emb = make_region(dies("cmp-00001"))
+    emb.configure(app={"enabled": True, "ha_fence_bmc": True, "ha_fence_ceph": True, "ha_fence_nova": True},
+                  aggregates={HA_AGG: ON})
+    vms = [vm.id for vm in emb.region.hosts["cmp-00001"].vms]
+    run_cycles(emb, 5)
+    fencing = db_api.get_hypervisor_state(emb.db, "cmp-00001")["fencing"]
+    assert [(r["fencer"], r["confirmed"]) for r in fencing] == [("ceph", True), ("bmc", True), ("nova", True)]
+    assert "%s:0/0" % emb.region.hosts["cmp-00001"].host_ip in emb.region.blocklist
+    assert all(emb.region.vms[vm].host != "cmp-00001" for vm in vms)
 
 
 def test_diagnostics_no_fencer_and_empty_filters_leave_their_reasons(make_region):

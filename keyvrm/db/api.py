@@ -6,6 +6,7 @@ public function runs in a single transaction, so a failure leaves nothing half-w
 
 import dataclasses
 import datetime
+import threading
 import uuid
 
 from oslo_db import exception as db_exc
@@ -36,15 +37,29 @@ class Database:
         self._facade.configure(connection=connection_url, sqlite_fk=True, **engine_options)
         if connection_url.startswith("sqlite"):
             sqlite.begin_immediate(self.engine)
+        self._last_now = None
+        self._now_lock = threading.Lock()
         if clock is not None:
             sa.event.listen(self.engine, "checkout", self._lend_clock)
 
     def _lend_clock(self, dbapi_connection, connection_record, connection_proxy):
-        connection_record.info[models.CLOCK_INFO_KEY] = self.clock
+        connection_record.info[models.CLOCK_INFO_KEY] = self.now
 
     def now(self):
-        """Naive UTC now on this database's clock (the injected one; the wall without one)."""
-        return models.as_stored_time(self.clock.time()) if self.clock is not None else utcnow()
+        """Naive UTC now on this database's clock (the injected one; the wall without one).
+
+        On an injected clock the readings strictly increase (a microsecond apart at least):
+        a simulated clock stands still between its steps, and "oldest first" must still
+        be the order rows were written in.
+        """
+        if self.clock is None:
+            return utcnow()
+        now = models.as_stored_time(self.clock.time())
+        with self._now_lock:
+            if self._last_now is not None and now <= self._last_now:
+                now = self._last_now + datetime.timedelta(microseconds=1)
+            self._last_now = now
+        return now
 
     def writer(self):
         """A read-write transaction: ``with db.writer() as session: ...``."""

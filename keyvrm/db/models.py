@@ -35,7 +35,7 @@ def utcnow():
     return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
 
 
-# Where a connection carries the clock of the ``Database`` it belongs to (its pool record's info).
+# Where a connection carries the ``now`` of the ``Database`` it belongs to (its pool record's info).
 CLOCK_INFO_KEY = "keyvrm_clock"
 
 
@@ -50,8 +50,8 @@ def now_of(context):
     In the simulator that clock is simulated time, so every record KeyVRM writes and every
     comparison with the injected clock (manual timeout, lb_period, deadlines) agree.
     """
-    clock = context.connection.info.get(CLOCK_INFO_KEY) if context is not None else None
-    return as_stored_time(clock.time()) if clock is not None else utcnow()
+    now = context.connection.info.get(CLOCK_INFO_KEY) if context is not None else None
+    return now() if now is not None else utcnow()
 
 
 class Base(orm.DeclarativeBase):

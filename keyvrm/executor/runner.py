@@ -34,6 +34,7 @@ from keyvrm import exception
 from keyvrm.executor import classify
 from keyvrm.executor import cleanup
 from keyvrm.executor import journal
+from keyvrm.executor import order
 from keyvrm.executor import prepare
 from keyvrm.executor.settings import ExecutorSettings  # noqa: F401 (the contract names it here)
 from keyvrm.executor import watch
@@ -66,28 +67,36 @@ def as_posix(naive_utc) -> float:
     return naive_utc.replace(tzinfo=datetime.timezone.utc).timestamp()
 
 
-def run_recommendation(db, cloud, recommendation_id, *, clock, settings, notifier=None) -> str:
+def run_recommendation(db, cloud, recommendation_id, *, clock, settings, notifier=None,
+                       start_order=None) -> str:
     """Run (or resume) one recommendation; returns its status afterwards.
 
     A final recommendation returns its status untouched; a ``manual_action`` one waits
     for an operator's run and is not touched either. When another run of the same
     recommendation holds the VM, this call returns the current status without acting.
+    ``start_order`` (an ``order.StartOrder``) makes runs started together ask Nova in
+    their planned order.
     """
-    rec = db_api.get_recommendation(db, recommendation_id)
-    if rec["status"] in models.RECOMMENDATION_FINAL or rec["status"] == "manual_action":
-        return rec["status"]
-    run = _Run(db, cloud, rec, clock, settings, notifier)
-    if rec["status"] == "created":
-        return run.start()
-    return run.resume()
+    try:
+        rec = db_api.get_recommendation(db, recommendation_id)
+        if rec["status"] in models.RECOMMENDATION_FINAL or rec["status"] == "manual_action":
+            return rec["status"]
+        run = _Run(db, cloud, rec, clock, settings, notifier, start_order or order.StartOrder(()))
+        if rec["status"] == "created":
+            return run.start()
+        return run.resume()
+    finally:
+        if start_order is not None:
+            start_order.pass_turn(recommendation_id)  # one that never asked Nova must not hold the others
 
 
 class _Run:
     """One call of ``run_recommendation``: its lock token, transition and error history."""
 
-    def __init__(self, db, cloud, rec, clock, settings, notifier):
+    def __init__(self, db, cloud, rec, clock, settings, notifier, start_order):
         self.db, self.cloud, self.rec = db, cloud, rec
         self.clock, self.settings, self.notifier = clock, settings, notifier
+        self.start_order = start_order
         self.journal = journal.Journal(db, rec["id"], clock)
         self.owner = owner_prefix(rec["id"]) + uuid.uuid4().hex[:8]
         self.transition = None
@@ -296,13 +305,16 @@ class _Run:
                            started_s=started)
         if attempt == 1:
             self.was_active = vm.status == ACTIVE
+        self.start_order.wait_turn(self.rec["id"])
         started = self.clock.time()
         try:
             migration = self._ask_nova()
         except errors.DriverError as error:
+            self.start_order.pass_turn(self.rec["id"])
             self.journal.write("execute", attempt, "%s to %s refused" % (
                 self.rec["action"], self.rec["target_host"]), error=error, started_s=started)
             return classify.call_failure(error)
+        self.start_order.pass_turn(self.rec["id"])
         self.journal.write("execute", attempt, journal.accepted_message(
             self.rec["action"], self.rec["target_host"], migration.id), started_s=started)
         return self._follow(attempt, migration.id)

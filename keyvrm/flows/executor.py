@@ -10,13 +10,13 @@ from keyvrm.flows import events
 from keyvrm.flows import steps
 
 
-def run_one(resources, recommendation_id) -> str:
+def run_one(resources, recommendation_id, start_order=None) -> str:
     """Run (or resume) one recommendation with this cycle's executor settings; its status."""
     app_config = db_api.get_app_config(resources.db)
     return runner.run_recommendation(resources.db, resources.cloud, recommendation_id,
                                      clock=resources.clock,
                                      settings=resources.conf.executor_for(app_config),
-                                     notifier=resources.notifier)
+                                     notifier=resources.notifier, start_order=start_order)
 
 
 class RunRecommendation(steps.FlowTask):

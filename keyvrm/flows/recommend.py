@@ -6,6 +6,7 @@ from concurrent import futures
 import dataclasses
 
 from keyvrm.db import api as db_api
+from keyvrm.executor import order
 from keyvrm.flows import executor
 
 MAX_PARALLEL_RUNS = 8
@@ -35,10 +36,12 @@ def create_recommendations(db, event_id, moves, auto_run: bool) -> list:
 
 
 def run_all(resources, recommendation_ids) -> dict:
-    """Run the recommendations side by side; {id: final status}."""
+    """Run the recommendations side by side, asking Nova in their planned order; {id: final status}."""
     if not recommendation_ids:
         return {}
     workers = min(MAX_PARALLEL_RUNS, len(recommendation_ids))
+    start_order = order.StartOrder(recommendation_ids)
     with futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="keyvrm-ha-exec") as pool:
-        statuses = pool.map(lambda rec_id: executor.run_one(resources, rec_id), recommendation_ids)
+        statuses = pool.map(lambda rec_id: executor.run_one(resources, rec_id, start_order=start_order),
+                            recommendation_ids)
         return dict(zip(recommendation_ids, statuses))

@@ -51,6 +51,16 @@ def test_ha_evacuates_a_dead_host_and_puts_it_in_maintenance(make_region):
     assert codes(emb, HA_AGG)[-1] == "already_handled"  # later cycles leave the host alone
 
 
+def test_evacuations_start_in_the_order_they_were_planned(make_region):
+    emb = make_region(dies("cmp-00001"))
+    emb.configure(app={"enabled": True}, aggregates={HA_AGG: ON})
+    run_cycles(emb, 5)
+    planned = [r["vm_id"] for r in db_api.list_recommendations(emb.db) if r["action"] == "evacuate"]
+    asked = [mig.server_id for mig in sorted(emb.region.migrations.values(), key=lambda mig: mig.id)
+             if mig.migration_type == "evacuation"]
+    assert len(planned) == 3 and asked == planned
+
+
 def test_ha_lb_runs_no_lb_in_a_cycle_where_ha_acted(make_region):
     emb = make_region(dies("cmp-00005", at="2m"))
     emb.configure(app={"enabled": True, "lb_recommendations_auto_run": True},

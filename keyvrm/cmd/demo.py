@@ -3,7 +3,8 @@
 Runs a scenario on the fast clock with a KeyVRM engine acting on the region (its own
 schedule, ``LocalDispatcher``, TaskFlow persistence in SQLite, fake:// messaging), shows
 a live table per cycle, then a summary and a PNG plot. ``--json`` ends with one JSON
-summary; ``--keep-running`` leaves region, engine and REST API running until Ctrl-C.
+summary; ``--keep-running`` serves the REST API from the start and runs past the
+scenario's end until Ctrl-C or SIGTERM; ``--config FILE`` prepares business config.
 Exit status: 0 done, 2 bad input.
 """
 
@@ -18,6 +19,7 @@ import threading
 import time
 
 from oslo_log import log as logging
+import yaml
 
 from keyvrm.conf import api as api_conf
 from keyvrm.db import api as db_api
@@ -25,6 +27,7 @@ from keyvrm.demo import embedded
 from keyvrm.demo import plot
 from keyvrm.demo import summary as demo_summary
 from keyvrm.demo import table
+from keyvrm import exception
 from keyvrm.simulator import runner
 from keyvrm.simulator import scenario
 
@@ -58,7 +61,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--plot", default=None, help="PNG to write (default STATE_PATH/keyvrm-demo.png)")
     parser.add_argument("--json", action="store_true", help="end with one JSON summary (no live table)")
     parser.add_argument("--keep-running", action="store_true",
-                        help="leave region, engine and REST API running until interrupted")
+                        help="serve the REST API from the start and keep region and engine running "
+                             "past the scenario's end until interrupted (SIGINT/SIGTERM)")
+    parser.add_argument("--config", default=None,
+                        help="YAML business config to prepare: app: {field: value}, "
+                             "aggregates: {name: {field: value}} (applied over the demo's own)")
     parser.add_argument("--api-port", type=int, default=API_PORT,
                         help="REST API port with --keep-running (default: keyvrm-api's [api] port)")
     return parser
@@ -95,49 +102,84 @@ def _serve_api(emb, port, out):
     return server
 
 
-def run(args, out) -> dict:
-    """Run the demo; returns its summary."""
+def load_config(path) -> dict:
+    """Business config a ``--config`` YAML file prepares: ``app`` changes and ``aggregates`` by name."""
+    with open(path, encoding="utf-8") as handle:
+        document = yaml.safe_load(handle) or {}
+    if not isinstance(document, dict):
+        raise scenario.ScenarioError("config", "a mapping with app: and aggregates: expected")
+    unknown = sorted(set(document) - {"app", "aggregates"})
+    if unknown:
+        raise scenario.ScenarioError("config." + unknown[0], "unknown key; known: app, aggregates")
+    for key in ("app", "aggregates"):
+        if not isinstance(document.get(key) or {}, dict):
+            raise scenario.ScenarioError("config." + key, "a mapping expected")
+    return {"app": document.get("app") or {}, "aggregates": document.get("aggregates") or {}}
+
+
+def _stop_on_signals(stop):
+    """SIGINT and SIGTERM end the run cleanly (the summary is still written); the old handlers, to restore."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    return {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+
+def run(args, out, stop=None) -> dict:
+    """Run the demo; returns its summary.
+
+    The run ends when the scenario's time is up (with ``--keep-running``: when interrupted,
+    the clock moving on meanwhile) or on SIGINT/SIGTERM; either way the summary is made.
+    With ``--keep-running`` the REST API serves from the start, so the CLI works during the run.
+    """
     scen, region = _region(args)
+    prepared = load_config(args.config) if args.config else None
     os.makedirs(args.state_path, exist_ok=True)
     db_path = os.path.join(os.path.abspath(args.state_path), "keyvrm-demo.sqlite")
     if os.path.exists(db_path):
         os.remove(db_path)
     emb = embedded.EmbeddedRegion(region, "sqlite:///" + db_path, driven=False, rpc=True)
-    _configure(emb)
+    try:
+        _configure(emb)
+        if prepared:
+            emb.configure(app=prepared["app"], aggregates=prepared["aggregates"])
+    except Exception:
+        emb.stop()
+        raise
     duration_s = scen.duration_s if args.duration is None else args.duration
     clock_runner = runner.RealTimeRunner(region, speed=args.speed, tick_s=0.05)
+    stop = stop or threading.Event()
+    old_handlers = _stop_on_signals(stop)
     started = time.monotonic()
+    server = None
     emb.start_engine()
-    clock_runner.start()
-    shown = 0
     try:
-        while region.clock.elapsed_s < duration_s:
-            time.sleep(0.2)
+        if args.keep_running:
+            server = _serve_api(emb, args.api_port, out)
+            out.write("region, engine%s running; Ctrl-C stops\n" % (" and API" if server else ""))
+        clock_runner.start()
+        shown = 0
+        while not stop.is_set() and (args.keep_running or region.clock.elapsed_s < duration_s):
+            stop.wait(0.2)
             done = sum(1 for c in db_api.page_cycles(emb.db, 1000) if c["status"] != "running")
             if done != shown and not args.json:
                 shown = done
                 out.write(table.render(emb.db, done, region.clock.elapsed_s) + "\n\n")
                 out.flush()
-        # Time is up: the clock stops following the wall; flows still running finish with their
-        # own waits moving it (no new cycle falls due unless they wait a whole period).
+        # The run is over: the clock stops following the wall; flows still running finish with
+        # their own waits moving it (no new cycle falls due unless they wait a whole period).
         clock_runner.stop()
         emb.clock.driven = True
         emb.dispatcher.wait_idle(120)
         result = demo_summary.summarize(emb.db, region, time.monotonic() - started)
         result["scenario"] = scen.name
         result["plot"] = plot.write_plot(args.plot or os.path.join(args.state_path, "keyvrm-demo.png"), result)
-        if args.keep_running:
-            server = _serve_api(emb, args.api_port, out)
-            out.write("region, engine%s running; Ctrl-C stops\n" % (" and API" if server else ""))
-            stop = threading.Event()
-            signal.signal(signal.SIGINT, lambda *a: stop.set())
-            signal.signal(signal.SIGTERM, lambda *a: stop.set())
-            stop.wait()
-            if server is not None:
-                server.shutdown()
     finally:
+        if server is not None:
+            server.shutdown()
         clock_runner.stop()
         emb.stop()
+        for sig, handler in old_handlers.items():
+            signal.signal(sig, handler)
     return result
 
 
@@ -147,7 +189,8 @@ def main(argv=None, out=None) -> int:
     out = out or sys.stdout
     try:
         result = run(args, out)
-    except scenario.ScenarioError as exc:
+    except (scenario.ScenarioError, exception.InvalidField, exception.NotFound, OSError,
+            yaml.YAMLError) as exc:
         sys.stderr.write("keyvrm-demo: %s\n" % exc)
         return 2
     if args.json:

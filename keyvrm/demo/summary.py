@@ -102,7 +102,7 @@ def render(summary: dict) -> str:
         lines.append("  %s: time to recovery %s" % (host, text))
     lines.append("  LB migrations: %d" % summary["lb_migrations"])
     imbalance = summary["syn_score_imbalance_pct"]
-    if imbalance:
+    if imbalance and imbalance["before"] is not None and imbalance["after"] is not None:
         lines.append("  syn_score imbalance in %s: %.1f%% before LB, %.1f%% after" % (
             imbalance["aggregate"], imbalance["before"], imbalance["after"]))
     return "\n".join(lines)

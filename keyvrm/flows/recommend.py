@@ -12,8 +12,15 @@ from keyvrm.flows import executor
 MAX_PARALLEL_RUNS = 8
 
 
+LOAD_DECIMALS = 2  # a load calculation as operators read it: 135.0, not 134.99999999999997
+
+
 def _load_dict(load):
-    return None if load is None else dataclasses.asdict(load)
+    """The load calculation as stored: every percentage rounded to ``LOAD_DECIMALS``."""
+    if load is None:
+        return None
+    return {side: {key: None if pct is None else round(pct, LOAD_DECIMALS) for key, pct in values.items()}
+            for side, values in dataclasses.asdict(load).items()}
 
 
 def create_recommendations(db, event_id, moves, auto_run: bool) -> list:

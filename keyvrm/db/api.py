@@ -993,11 +993,12 @@ def list_events(db, aggregate_name=None, kind=None, cycle_id=None):
 
 
 def last_run_at(db, aggregate_name, kind, skip_reason_codes=()):
-    """POSIX time of the aggregate's last ``kind`` event (None: never).
+    """POSIX time of the aggregate's last ``kind`` run, an event or a no-op outcome (None: never).
 
     An event is timed by its snapshot (the region's time when the run planned: simulated
     time in the simulator), or by its creation once the snapshot aged out; events whose
-    reason code is in ``skip_reason_codes`` (runs that did not happen) do not count.
+    reason code is in ``skip_reason_codes`` (runs that did not happen) do not count; an
+    outcome is timed by its ``ran_at``, with the same exclusion.
     """
     taken_at = sa.select(models.RegionData.taken_at).where(
         models.RegionData.id == models.Event.snapshot_id).scalar_subquery()
@@ -1006,23 +1007,69 @@ def last_run_at(db, aggregate_name, kind, skip_reason_codes=()):
     if skip_reason_codes:
         query = query.where(sa.or_(models.Event.reason_code.is_(None),
                                    models.Event.reason_code.not_in(list(skip_reason_codes))))
+    outcomes = sa.select(sa.func.max(models.CycleOutcome.ran_at)).where(
+        models.CycleOutcome.aggregate_name == aggregate_name, models.CycleOutcome.kind == kind,
+        models.CycleOutcome.reason_code.not_in(list(skip_reason_codes) or [""]))
     with db.reader() as session:
         last = session.execute(query).scalar_one_or_none()
-    if last is None:
-        return None
+        last_outcome = session.execute(outcomes).scalar_one_or_none()
     if isinstance(last, str):  # SQLite returns the aggregate of a COALESCE as text
         last = datetime.datetime.fromisoformat(last)
-    return last.replace(tzinfo=datetime.timezone.utc).timestamp()
+    times = [t for t in (last, last_outcome) if t is not None]
+    if not times:
+        return None
+    return max(times).replace(tzinfo=datetime.timezone.utc).timestamp()
 
 
 def get_cycle_summary(db, cycle_id):
-    """One cycle with the count of events it created."""
+    """One cycle with the count of events it created and its aggregates' no-op outcomes."""
     with db.reader() as session:
         row = _row_or_404(session, models.Cycle, cycle_id, "cycle")
         values = _columns(row, models.Cycle)
         values["event_count"] = session.execute(sa.select(sa.func.count()).where(
             models.Event.cycle_id == cycle_id)).scalar_one()
+        values["outcomes"] = _cycle_outcomes(session, cycle_id)
         return values
+
+
+_OUTCOME_FIELDS = ("aggregate_name", "kind", "reason_code", "reason", "ran_at", "next_run_at")
+
+
+def _cycle_outcomes(session, cycle_id):
+    query = sa.select(models.CycleOutcome).where(models.CycleOutcome.cycle_id == cycle_id).order_by(
+        models.CycleOutcome.aggregate_name, models.CycleOutcome.kind)
+    return [{f: getattr(r, f) for f in _OUTCOME_FIELDS} for r in session.execute(query).scalars()]
+
+
+def record_cycle_outcome(db, cycle_id, aggregate_name, kind, reason_code, reason, ran_at,
+                         next_run_at=None):
+    """Record that the aggregate's ``kind`` run of the cycle had nothing to do, and why (once)."""
+    _check_choice("kind", kind, models.EVENT_KINDS)
+    with db.writer() as session:
+        _insert_once(session, models.CycleOutcome(
+            cycle_id=cycle_id, aggregate_name=aggregate_name, kind=kind, reason_code=reason_code,
+            reason=reason, ran_at=ran_at, next_run_at=next_run_at))
+
+
+def get_cycle_outcome(db, cycle_id, aggregate_name, kind):
+    """The no-op outcome the aggregate's ``kind`` run recorded in the cycle (None: it recorded none)."""
+    with db.reader() as session:
+        row = session.execute(sa.select(models.CycleOutcome).where(
+            models.CycleOutcome.cycle_id == cycle_id, models.CycleOutcome.aggregate_name == aggregate_name,
+            models.CycleOutcome.kind == kind)).scalar_one_or_none()
+        return None if row is None else {f: getattr(row, f) for f in _OUTCOME_FIELDS}
+
+
+def discard_empty_event(db, event_id):
+    """Delete an event its run found nothing to record under (no recommendation, no host claimed)."""
+    with db.writer() as session:
+        claimed = session.execute(sa.select(sa.func.count()).where(
+            models.HypervisorState.event_id == event_id)).scalar_one()
+        recs = session.execute(sa.select(sa.func.count()).where(
+            models.Recommendation.event_id == event_id)).scalar_one()
+        if claimed or recs:
+            raise exception.Conflict(f"event {event_id} has work recorded; it is not discarded")
+        session.execute(sa.delete(models.Event).where(models.Event.id == event_id))
 
 
 def _snapshot_summary(row):

@@ -164,6 +164,29 @@ class Cycle(Base):
     finished_at = sa.Column(sa.DateTime)
 
 
+class CycleOutcome(Base):
+    """What an aggregate's HA or LB run found in a cycle when it had nothing to do (no event).
+
+    ``lb_too_early``, ``no_overload``, ``no_failure``, ``already_handled``, ``ha_acted``: kept on
+    the cycle so the aggregate's event history holds only runs that acted or failed.
+    """
+
+    __tablename__ = "cycle_outcomes"
+    __table_args__ = (sa.UniqueConstraint("cycle_id", "aggregate_name", "kind",
+                                          name="cycle_outcomes_run_uc"),
+                      sa.Index("cycle_outcomes_aggregate_idx", "aggregate_name", "kind"))
+
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    cycle_id = sa.Column(sa.Integer, sa.ForeignKey("cycles.id", ondelete="CASCADE"), nullable=False)
+    aggregate_name = sa.Column(sa.String(255), nullable=False)
+    kind = sa.Column(sa.String(8), nullable=False)
+    reason_code = sa.Column(sa.String(64), nullable=False)
+    reason = sa.Column(sa.Text, nullable=False)
+    ran_at = sa.Column(sa.DateTime, nullable=False)  # the region's time the run judged (its snapshot)
+    next_run_at = sa.Column(sa.DateTime)  # LB: when lb_period next allows a run
+    created_at = sa.Column(sa.DateTime, nullable=False, default=now_of)
+
+
 class Event(Base):
     """One HA or LB run for one aggregate and one snapshot."""
 

@@ -51,6 +51,16 @@ def reason_entry(reason) -> str:
     return "[%s] %s" % (reason.code, reason.message)
 
 
+def describe(found: Iterable) -> tuple:
+    """(most telling code, readable text) of ``found`` reasons, as an event would store them."""
+    entries = []
+    for reason in found:
+        entry = reason_entry(reason)
+        if entry not in entries:
+            entries.append(entry)
+    return _best_code(entries) or "nothing_to_do", "; ".join(entries)[:MAX_REASON_CHARS]
+
+
 def add_reasons(db, event_id, found: Iterable, status: Optional[str] = None) -> None:
     """Record ``found`` reasons on the event (once each), optionally moving it to ``status``."""
     event = db_api.get_event_summary(db, event_id)

@@ -7,9 +7,11 @@ re-plans, from a fresh snapshot, only the VMs whose round-1 recommendation faile
 emptied host goes to maintenance; one where VMs remain gets KeyVRM's error state and a
 record that its remaining VMs are down with it (a stop is sent only where it can take
 effect, see ``executor.post``). Each step records its reasons on the event, so a run that
-did nothing says why. Every task may run again after a crash without repeating what is
-recorded: the event is found by (cycle, aggregate, kind), a recommendation by (event, VM,
-round), a host already given its outcome by this event is left alone. A condemned host is
+did nothing says why; a run with nothing to do (no failure, hosts already handled) is
+recorded on the cycle instead and its empty event discarded. Every task may run again
+after a crash without repeating what is recorded: the event is found by (cycle,
+aggregate, kind), a recommendation by (event, VM, round), a host already given its
+outcome by this event is left alone. A condemned host is
 claimed by one atomic update before it is fenced, so two overlapping runs (cycles overlap
 when evacuations take longer than the period) never both fence, stop or evacuate it.
 """
@@ -22,6 +24,7 @@ from oslo_log import log as logging
 from taskflow.patterns import linear_flow
 
 from keyvrm.db import api as db_api
+from keyvrm.db import models
 from keyvrm.executor import post
 from keyvrm.fencing import step
 from keyvrm.flows import context
@@ -48,13 +51,18 @@ class OpenEvent(steps.FlowTask):
 
 
 class DetectFailures(steps.FlowTask):
-    """Hosts to fence now; with none, the event completes with the detection's reasons."""
+    """Hosts to fence now; with none, the event completes with the detection's reasons.
+
+    When there was simply nothing to do, the cycle records it and the event is discarded.
+    """
 
     def __init__(self, resources):
         super().__init__(resources, "ha_detect", provides="condemned")
 
-    def execute(self, ha_event_id, aggregate, snapshot_id, busy_hosts=(), busy_vms=()):
+    def execute(self, ha_event_id, cycle_id, aggregate, snapshot_id, busy_hosts=(), busy_vms=()):
         res = self.resources
+        if db_api.get_cycle_outcome(res.db, cycle_id, aggregate, "HA") is not None:
+            return []  # a re-run: this cycle's run already found nothing to do
         snapshot = context.load_snapshot(res.db, snapshot_id)
         app_config, _ = context.configs(res.db, aggregate)
         handled = db_api.claimed_hypervisors(res.db, excluding_event=ha_event_id)
@@ -71,7 +79,14 @@ class DetectFailures(steps.FlowTask):
             else:
                 found.append(reasons.already_handled(host, db_api.get_hypervisor_state(res.db, host)["state"]))
         if not to_fence:
-            events.complete_event(res.db, ha_event_id, reasons.state_of(found), found)
+            state = reasons.state_of(found)
+            if state == "healthy" and reasons.nothing_to_do(found):  # the cycle says so, no event
+                code, text = events.describe(found)
+                db_api.record_cycle_outcome(res.db, cycle_id, aggregate, "HA", code, text,
+                                            models.as_stored_time(snapshot.taken_at))
+                db_api.discard_empty_event(res.db, ha_event_id)
+            else:
+                events.complete_event(res.db, ha_event_id, state, found)
             return []
         events.add_reasons(res.db, ha_event_id, found)
         LOG.info("aggregate %s: fencing %s", aggregate, ", ".join(to_fence))
@@ -212,7 +227,9 @@ class CloseEvent(steps.FlowTask):
     def __init__(self, resources):
         super().__init__(resources, "ha_close_event", provides="ha_created")
 
-    def execute(self, ha_event_id, round1_ids, round2_ids, host_states):
+    def execute(self, ha_event_id, condemned, round1_ids, round2_ids, host_states):
+        if not condemned:
+            return 0  # detection already completed the event, or recorded on the cycle there was none
         at_least = "warning" if "error" in host_states.values() else None
         events.settle(self.resources.db, ha_event_id, at_least=at_least)
         return len(round1_ids) + len(round2_ids)

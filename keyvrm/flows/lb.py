@@ -1,9 +1,10 @@
 """LBFlow: period check -> plan -> recommendations (auto: executor flows; manual: wait for an operator).
 
 SPEC 6. LB runs only when ``lb_period`` passed since the aggregate's last LB run (timed
-in the region's time: the run's snapshot); a run that is too early is recorded as a
-completed event with the ``lb_too_early`` reason, which does not count as a run. In
-HA+LB, LB does not run at all in a cycle where HA recommended something. Auto
+in the region's time: the run's snapshot). A run with nothing to do -- too early
+(``lb_too_early``, which does not count as a run), nothing overloaded (``no_overload``),
+or in HA+LB a cycle where HA recommended something (``ha_acted``) -- is recorded on the
+cycle, not as an event: events are the runs that recommend something or fail. Auto
 recommendations (``lb_recommendations_auto_run``) are handed to the dispatcher as
 ExecutorFlows, which settle the event when the last one ends.
 """
@@ -24,59 +25,88 @@ from keyvrm.planning import lb as lb_planning
 from keyvrm.planning import reasons
 
 LOG = logging.getLogger(__name__)
+# Outcomes of LB runs that did not happen: they do not count for lb_period.
+NOT_RUN = (reasons.LB_TOO_EARLY, reasons.HA_ACTED)
 
 
 class OpenEvent(steps.FlowTask):
-    """This cycle's LB event, or None when HA acted in this HA+LB cycle; closes it when too early."""
+    """Whether LB runs this cycle (provides ``lb_due``); when it does not, the cycle records why.
+
+    Not when HA recommended something in this HA+LB cycle (``ha_acted``), nor before
+    ``lb_period`` has passed since the last run (``lb_too_early``, with the time of the
+    next allowed run). Runs that planned nothing are recorded the same way by the next step.
+    """
 
     def __init__(self, resources):
-        super().__init__(resources, "lb_open_event", provides="lb_event_id")
+        super().__init__(resources, "lb_open_event", provides="lb_due")
 
     def execute(self, cycle_id, aggregate, snapshot_id, ha_created=0):
         res = self.resources
+        recorded = db_api.get_cycle_outcome(res.db, cycle_id, aggregate, "LB")
+        if recorded is not None or db_api.list_events(res.db, aggregate_name=aggregate, kind="LB",
+                                                      cycle_id=cycle_id):
+            # a re-run after a crash: what this cycle already recorded decides
+            return recorded is None or recorded["reason_code"] not in NOT_RUN
+        now_s = context.load_snapshot(res.db, snapshot_id).taken_at
         if ha_created:
             LOG.info("aggregate %s: HA recommended %d evacuation(s) this cycle; no LB", aggregate, ha_created)
-            return None
+            _record(res, cycle_id, aggregate, now_s, [reasons.ha_acted(aggregate, ha_created)])
+            return False
         agg_config = db_api.get_aggregate_config(res.db, aggregate)
-        now_s = context.load_snapshot(res.db, snapshot_id).taken_at
-        last_s = db_api.last_run_at(res.db, aggregate, "LB", skip_reason_codes=(reasons.LB_TOO_EARLY,))
-        own = [e for e in db_api.list_events(res.db, aggregate_name=aggregate, kind="LB", cycle_id=cycle_id)]
-        if own:  # a re-run after a crash: this cycle's event is the last run
-            return own[0]["id"]
-        event_id = events.open_event(res.db, cycle_id, aggregate, "LB", agg_config.marker, snapshot_id)
+        last_s = db_api.last_run_at(res.db, aggregate, "LB", skip_reason_codes=NOT_RUN)
         timing = lb_planning.lb_timing(last_s, None, now_s, agg_config.lb_period)
         if not timing.due:
-            events.complete_event(res.db, event_id, "healthy", [reasons.lb_too_early(aggregate, timing.wait_s)])
-            return None
-        return event_id
+            _record(res, cycle_id, aggregate, now_s, [reasons.lb_too_early(aggregate, timing.wait_s)],
+                    next_run_s=now_s + timing.wait_s)
+            return False
+        return True
+
+
+def _record(res, cycle_id, aggregate, now_s, found, next_run_s=None):
+    """The run had nothing to do: its reasons go on the cycle, not into an event."""
+    code, text = events.describe(found)
+    db_api.record_cycle_outcome(res.db, cycle_id, aggregate, "LB", code, text, models.as_stored_time(now_s),
+                                None if next_run_s is None else models.as_stored_time(next_run_s))
 
 
 class PlanBalancing(steps.FlowTask):
-    """Plan the migrations and create their recommendations; provides their ids."""
+    """Plan the migrations; an event with their recommendations, or the cycle records why there are none.
+
+    Provides the recommendations' ids. A plan that found an error (e.g. mixed HugePages)
+    is an event in the error state.
+    """
 
     def __init__(self, resources):
         super().__init__(resources, "lb_plan", provides="lb_recommendation_ids")
 
-    def execute(self, lb_event_id, aggregate, snapshot_id, busy_hosts=(), busy_vms=()):
-        if lb_event_id is None:
+    def execute(self, lb_due, cycle_id, aggregate, snapshot_id, busy_hosts=(), busy_vms=()):
+        if not lb_due:
             return []
         res = self.resources
-        if db_api.get_event_summary(res.db, lb_event_id)["status"] == "completed":
+        if db_api.get_cycle_outcome(res.db, cycle_id, aggregate, "LB") is not None:
+            return []  # a re-run: this cycle's run already recorded that it planned nothing
+        own = db_api.list_events(res.db, aggregate_name=aggregate, kind="LB", cycle_id=cycle_id)
+        if own and own[0]["status"] == "completed":
             return []
         snapshot = context.load_snapshot(res.db, snapshot_id)
         app_config, agg_config = context.configs(res.db, aggregate)
-        busy = context.busy_now(res.db, busy_hosts, busy_vms, lb_event_id)
+        busy = context.busy_now(res.db, busy_hosts, busy_vms, own[0]["id"] if own else None)
         since = models.as_stored_time(snapshot.taken_at - lb_planning.DEFAULT_COOLDOWN_S)
         moved = {vm_id: runner.as_posix(at) for vm_id, at in db_api.recent_moves(res.db, since).items()}
         plan = lb_planning.plan_balancing(snapshot, app_config, agg_config, busy, recent_moves=moved,
                                           now_s=snapshot.taken_at)
+        state = "error" if plan.is_error else reasons.state_of(plan.reasons)
+        if not plan.moves and state == "healthy" and reasons.nothing_to_do(plan.reasons):
+            _record(res, cycle_id, aggregate, snapshot.taken_at, plan.reasons)
+            return []
+        event_id = events.open_event(res.db, cycle_id, aggregate, "LB", agg_config.marker, snapshot_id)
         if not plan.moves:
-            events.complete_event(res.db, lb_event_id, "error" if plan.is_error else "healthy", plan.reasons)
+            events.complete_event(res.db, event_id, state, plan.reasons)
             return []
         auto = app_config.lb_recommendations_auto_run
-        events.add_reasons(res.db, lb_event_id, plan.reasons, status="generated")
-        ids = recommend.create_recommendations(res.db, lb_event_id, plan.moves, auto_run=auto)
-        db_api.set_event_status(res.db, lb_event_id, "executing" if auto else "manual_action")
+        events.add_reasons(res.db, event_id, plan.reasons, status="generated")
+        ids = recommend.create_recommendations(res.db, event_id, plan.moves, auto_run=auto)
+        db_api.set_event_status(res.db, event_id, "executing" if auto else "manual_action")
         LOG.info("aggregate %s: %d live migration(s) recommended (%s)", aggregate, len(ids),
                  "auto" if auto else "manual")
         return ids

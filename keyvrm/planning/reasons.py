@@ -37,6 +37,7 @@ NOT_MIGRATABLE = "not_migratable"
 VMS_REMAIN = "vms_remain"
 ALREADY_HANDLED = "already_handled"
 FILTER_INPUT_UNKNOWN = "filter_input_unknown"  # info: a check passed hosts on an input no API reports
+HA_ACTED = "ha_acted"  # HA+LB: LB skipped in a cycle where HA recommended evacuations
 ENGINE_LOST_DATABASE = "engine_lost_database"  # the sweep settled work whose flow was lost
 # Capacity codes (keyvrm.scheduling.capacity) are reasons too:
 # cpu_depleted, ram_depleted, hugepages_depleted, no_inventory, quota_exceeded,
@@ -44,6 +45,10 @@ ENGINE_LOST_DATABASE = "engine_lost_database"  # the sweep settled work whose fl
 
 # Reasons that make an HA/LB event end in the error state (SPEC 4).
 ERROR_CODES = frozenset({NO_FENCER, FENCING_IMPOSSIBLE, MIXED_HUGEPAGES, MASS_FAILURE_GUARD})
+# Runs with only these reasons had nothing to do: recorded on the cycle, not as events (the
+# aggregate's event history keeps the runs that acted or that an operator should read).
+NOTHING_TO_DO_CODES = frozenset({LB_TOO_EARLY, HA_ACTED, NO_OVERLOAD, NO_FAILURE, ALREADY_HANDLED,
+                                 FILTER_INPUT_UNKNOWN})
 # Alerts: nothing was done, but an operator should look (the event ends at least ``warning``).
 WARNING_CODES = frozenset({HOST_ALIVE_SERVICE_DOWN, HEARTBEAT_PATH_BROKEN, INSUFFICIENT_EVIDENCE,
                            ENGINE_LOST_DATABASE})
@@ -66,6 +71,11 @@ class Reason:
     @property
     def is_warning(self) -> bool:
         return self.code in WARNING_CODES
+
+
+def nothing_to_do(found) -> bool:
+    """Whether a run that created nothing only found that there was nothing to do."""
+    return all(reason.code in NOTHING_TO_DO_CODES for reason in found)
 
 
 def state_of(found) -> str:
@@ -273,3 +283,9 @@ def filter_input_unknown(unchecked) -> list:
 def engine_lost_database(what: str) -> Reason:
     """Work no flow carries on any more (its flow failed on a database error), settled by the sweep."""
     return Reason(ENGINE_LOST_DATABASE, "engine lost its database mid-step: %s" % what)
+
+
+def ha_acted(aggregate: str, evacuations: int) -> Reason:
+    """HA+LB: HA recommended evacuations this cycle, so LB does not run (SPEC 3 step 6)."""
+    return Reason(HA_ACTED, "aggregate %s: HA recommended %d evacuation(s) this cycle; LB skipped"
+                  % (aggregate, evacuations))

@@ -26,7 +26,7 @@ def list_cycles(call):
 
 
 def show_cycle(call, cycle_id):
-    """One cycle with its reason and the number of events it created."""
+    """One cycle with its reason, the number of events it created and its aggregates' no-op outcomes."""
     ident = ids.parse_id(cycle_id, lambda v: exception.NotFound(f"cycle {v} not found"))
     return {"cycle": db_api.get_cycle_summary(call.db, ident)}
 

@@ -1,4 +1,4 @@
-"""Schemas of cycles (MasterFlow runs, with the reason when nothing was done)."""
+"""Schemas of cycles (MasterFlow runs, with the reason when nothing was done, per aggregate too)."""
 
 from keyvrm.api.schemas import common
 
@@ -7,5 +7,11 @@ _FIELDS = {"id": common.INTEGER, "status": common.STRING, "reason_code": common.
            "started_at": common.TIMESTAMP, "finished_at": common.OPT_TIMESTAMP}
 CYCLE_ITEM = common.obj(_FIELDS)
 CYCLES = common.collection("cycles", CYCLE_ITEM)
-CYCLE = common.obj({"cycle": common.obj(dict(_FIELDS, event_count=common.INTEGER))})
+# An aggregate's HA or LB run that had nothing to do (too early, nothing overloaded, no
+# failure, hosts already handled, HA acted in HA+LB): kept on the cycle, not as an event.
+OUTCOME = common.obj({"aggregate_name": common.STRING, "kind": {"type": "string", "enum": ["HA", "LB"]},
+                      "reason_code": common.STRING, "reason": common.STRING, "ran_at": common.TIMESTAMP,
+                      "next_run_at": common.OPT_TIMESTAMP})
+CYCLE = common.obj({"cycle": common.obj(dict(_FIELDS, event_count=common.INTEGER,
+                                             outcomes={"type": "array", "items": OUTCOME}))})
 REQUEST = {"type": "object", "additionalProperties": False, "properties": {}}

@@ -1,4 +1,4 @@
-"""`openstack keyvrm cycle list|run`."""
+"""`openstack keyvrm cycle list|show|run`."""
 
 from osc_lib.command import command
 
@@ -20,6 +20,18 @@ class ListCycles(command.Lister):
         items = common.call(common.client(self).list_cycles, limit=parsed_args.limit, marker=parsed_args.marker,
                             status=parsed_args.status)
         return common.rows(items, LIST_COLUMNS)
+
+
+class ShowCycle(command.ShowOne):
+    """Show a cycle: its reason, and per aggregate why its HA or LB run had nothing to do."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument("cycle_id", metavar="<cycle>", help="cycle id")
+        return parser
+
+    def take_action(self, parsed_args):
+        return common.show(common.call(common.client(self).get_cycle, parsed_args.cycle_id))
 
 
 class RunCycle(command.ShowOne):

@@ -47,6 +47,9 @@ def seed(db):
         session.flush()
         session.add(models.Cycle(status="skipped", reason_code="disabled", reason="KeyVRM is disabled",
                                  started_at=_at(10), finished_at=_at(10)))
+        session.add(models.CycleOutcome(cycle_id=done.id, aggregate_name="agg-c", kind="LB",
+                                        reason_code="lb_too_early", reason="[lb_too_early] next LB run in 120 s",
+                                        ran_at=_at(0), next_run_at=_at(2), created_at=_at(0)))
         session.flush()
         session.add_all([
             models.Event(id="ev-1", aggregate_name="agg-a", kind="HA", marker="HA", status="completed",

@@ -32,8 +32,20 @@ def events_of(emb, aggregate=None, kind=None):
     return db_api.list_events(emb.db, aggregate_name=aggregate, kind=kind)
 
 
-def codes(emb, aggregate=None, kind=None):
-    return [e["reason_code"] for e in events_of(emb, aggregate, kind)]
+def runs(emb, aggregate, kind=None):
+    """(cycle id, reason code) of each run of the aggregate, oldest first: its event, or the cycle's outcome."""
+    found = []
+    for cycle in sorted(db_api.page_cycles(emb.db, 1000), key=lambda c: c["id"]):
+        outcomes = db_api.get_cycle_summary(emb.db, cycle["id"])["outcomes"]
+        found += [(cycle["id"], e["reason_code"]) for e in db_api.list_events(
+            emb.db, aggregate_name=aggregate, kind=kind, cycle_id=cycle["id"])]
+        found += [(cycle["id"], o["reason_code"]) for o in outcomes
+                  if o["aggregate_name"] == aggregate and kind in (None, o["kind"])]
+    return found
+
+
+def codes(emb, aggregate, kind=None):
+    return [code for _, code in runs(emb, aggregate, kind)]
 
 
 def test_ha_evacuates_a_dead_host_and_puts_it_in_maintenance(make_region):
@@ -67,7 +79,8 @@ def test_ha_lb_runs_no_lb_in_a_cycle_where_ha_acted(make_region):
                   aggregates={LB_AGG: dict(ON, marker="HA+LB", lb_period=60)})
     run_cycles(emb, 5)
     ha_cycles = {e["cycle_id"] for e in events_of(emb, LB_AGG, "HA") if e["reason_code"] == "recommendations_final"}
-    lb_cycles = {e["cycle_id"] for e in events_of(emb, LB_AGG, "LB")}
+    lb_cycles = {cycle for cycle, code in runs(emb, LB_AGG, "LB") if code not in ("lb_too_early", "ha_acted")}
+    assert [code for cycle, code in runs(emb, LB_AGG, "LB") if cycle in ha_cycles] == ["ha_acted"]
     assert len(ha_cycles) == 1
     assert not ha_cycles & lb_cycles
     assert len(lb_cycles) == 4  # every other cycle ran LB (lb_period 60 s)
@@ -159,8 +172,9 @@ def test_diagnostics_a_metrics_outage_leaves_no_metrics_and_moves_nothing(make_r
     emb.configure(app={"enabled": True, "lb_recommendations_auto_run": True},
                   aggregates={LB_AGG: dict(CPU_LB, marker="LB", lb_period=60)})
     run_cycles(emb, 3)
-    lb = events_of(emb, LB_AGG, "LB")
-    assert [e["reason_code"] for e in lb[1:]] == ["no_metrics", "no_metrics"]
+    assert codes(emb, LB_AGG, "LB")[1:] == ["no_metrics", "no_metrics"]  # the first run had metrics
+    lb = events_of(emb, LB_AGG, "LB")  # runs without metrics are events an operator reads
+    assert [e["state"] for e in lb] == ["healthy", "healthy"]
     assert "no metrics for any hypervisor of agg-002" in lb[-1]["reason"]
     assert db_api.list_recommendations(emb.db) == []
 
@@ -259,3 +273,17 @@ def test_records_carry_simulated_time_and_the_manual_timeout_fires_on_it(make_re
     run_cycles(emb, 2)  # two simulated minutes later: past the 1-minute manual timeout
     first = db_api.get_recommendation(emb.db, first["id"])
     assert first["status"] == "cancelled" and "executor_manual_action_timeout" in first["reason"]
+
+
+def test_runs_with_nothing_to_do_are_recorded_on_the_cycle_not_as_events(make_region):
+    emb = make_region()
+    emb.configure(app={"enabled": True}, aggregates={HA_AGG: ON, LB_AGG: dict(CPU_LB, marker="LB", lb_period=180)})
+    run_cycles(emb, 3)
+    assert events_of(emb) == []  # nothing failed, nothing overloaded: the aggregates' histories stay empty
+    assert codes(emb, HA_AGG, "HA") == ["no_failure"] * 3
+    assert codes(emb, LB_AGG, "LB") == ["no_overload", "lb_too_early", "lb_too_early"]
+    newest = db_api.get_cycle_summary(emb.db, db_api.page_cycles(emb.db, 1)[0]["id"])
+    too_early = [o for o in newest["outcomes"] if o["kind"] == "LB"][0]
+    first = db_api.get_cycle_summary(emb.db, min(c["id"] for c in db_api.page_cycles(emb.db, 10)))
+    ran_at = [o for o in first["outcomes"] if o["kind"] == "LB"][0]["ran_at"]
+    assert (too_early["next_run_at"] - ran_at).total_seconds() == 180  # lb_period after the last real run

@@ -88,6 +88,16 @@ def test_event_list_table_and_cycle_run(served, seeded_db):
     assert [c["status"] for c in db_api.page_cycles(seeded_db, 1)] == ["requested"]
 
 
+def test_cycle_show_lists_the_aggregates_runs_that_had_nothing_to_do(served, seeded_db):
+    cycle_id = min(c["id"] for c in db_api.page_cycles(seeded_db, 10))
+    result = _openstack(served, "cycle", "show", str(cycle_id), "-f", "json")
+    assert result.returncode == 0, result.stderr
+    shown = json.loads(result.stdout)
+    assert shown["event_count"] == 3
+    assert [(o["aggregate_name"], o["kind"], o["reason_code"]) for o in shown["outcomes"]] == [
+        ("agg-c", "LB", "lb_too_early")]
+
+
 def test_operation_list_as_value_lines(served):
     result = _openstack(served, "operation", "list", "rec-done", "-f", "value", "-c", "kind")
     assert result.returncode == 0, result.stderr

@@ -33,6 +33,14 @@ class InvalidField(KeyVRMError):
         self.reason = message
 
 
+class RequestTooLarge(KeyVRMError):
+    """A request body beyond ``[oslo_middleware] max_request_body_size``."""
+
+    code = "request_too_large"
+    http_status = 413
+    field = "body"
+
+
 class NotFound(KeyVRMError):
     code = "not_found"
     http_status = 404

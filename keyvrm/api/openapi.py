@@ -23,15 +23,35 @@ def _error_response(description):
 
 _ERROR_TEXT = {400: "Bad request: the error names the field.", 401: "Not authenticated.",
                403: "Not allowed by policy.", 404: "Not found.", 409: "Conflict with the current state.",
+               413: "The request body is larger than [oslo_middleware] max_request_body_size.",
                503: "The database is unavailable; retry after the seconds in Retry-After."}
 
 
-def _operation(route):
+def _links(route, by_operation_id):
+    """The OpenAPI links of ``route``'s success response; each must name a route and its parameters."""
+    links = {}
+    for link in route.links:
+        target = by_operation_id.get(link.operation_id)
+        if target is None:
+            raise ValueError("%s links to unknown operation %s" % (route.operation_id, link.operation_id))
+        unknown = set(link.parameters) - {p["name"] for p in _parameters(target)}
+        if unknown:
+            raise ValueError("%s links to %s with unknown parameters %s"
+                             % (route.operation_id, link.operation_id, sorted(unknown)))
+        links[link.operation_id] = {"operationId": link.operation_id, "parameters": dict(link.parameters)}
+    return links
+
+
+def _operation(route, by_operation_id):
     responses = {str(route.status): {"description": route.summary, "content": {
         "application/json": {"schema": route.response_schema}}}}
+    if route.links:
+        responses[str(route.status)]["links"] = _links(route, by_operation_id)
     codes = set(route.errors)
     if _PATH_PARAM.search(route.path) or route.query or route.request_schema is not None:
         codes.add(400)  # any input may be refused: not UTF-8, a NUL, nested too deep
+    if route.request_schema is not None:
+        codes.add(413)
     if not route.public:
         codes |= {401, 403, 503}
     for code in sorted(codes):
@@ -56,8 +76,10 @@ def _operation(route):
 def document(server_url=""):
     """The whole document, with ``server_url`` as its server."""
     paths = {}
-    for route in router.all_routes():
-        paths.setdefault(route.path, {})[route.method.lower()] = _operation(route)
+    routes = router.all_routes()
+    by_operation_id = {r.operation_id: r for r in routes}
+    for route in routes:
+        paths.setdefault(route.path, {})[route.method.lower()] = _operation(route, by_operation_id)
     return {
         "openapi": "3.1.0",
         "info": {"title": "KeyVRM API", "version": "1.0",

@@ -19,6 +19,28 @@ class Param:
 
 
 @dataclasses.dataclass(frozen=True)
+class Link:
+    """A call a successful response leads to (an OpenAPI link): the operation and where its parameters come from.
+
+    ``parameters`` maps the target's path or query parameter to a runtime expression
+    on this response, e.g. ``{"event_id": "$response.body#/events/0/id"}``.
+    """
+
+    operation_id: str
+    parameters: dict
+
+
+def first(collection, field):
+    """The runtime expression of ``field`` of a list response's first item."""
+    return "$response.body#/%s/0/%s" % (collection, field)
+
+
+def member(resource, field):
+    """The runtime expression of ``field`` of a show response's ``resource``."""
+    return "$response.body#/%s/%s" % (resource, field)
+
+
+@dataclasses.dataclass(frozen=True)
 class Route:
     """One endpoint: method, OpenAPI-style path, handler, policy rule and schemas."""
 
@@ -33,6 +55,7 @@ class Route:
     query: tuple = ()
     errors: tuple = ()
     public: bool = False
+    links: tuple = ()
 
     @property
     def operation_id(self):

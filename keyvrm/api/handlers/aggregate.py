@@ -37,11 +37,18 @@ def update_aggregate(call, name):
     return show_aggregate(call, name)
 
 
+_FIRST = {"name": route.first("aggregates", "name")}
+_NAME = route.member("aggregate", "name")
+_SHOWN = (route.Link("show_aggregate", {"name": _NAME}), route.Link("update_aggregate", {"name": _NAME}),
+          route.Link("list_events", {"aggregate": _NAME}), route.Link("list_hypervisors", {"aggregate": _NAME}))
+
 ROUTES = [
     route.Route("GET", "/v1/aggregates", list_aggregates, "List aggregates.", schema.AGGREGATES,
-                policy=policy.LIST, query=paging.PARAMS + (AZ, DELETED), errors=(400,)),
+                policy=policy.LIST, query=paging.PARAMS + (AZ, DELETED), errors=(400,),
+                links=(route.Link("show_aggregate", _FIRST), route.Link("update_aggregate", _FIRST))),
     route.Route("GET", "/v1/aggregates/{name}", show_aggregate, "Show an aggregate.", schema.AGGREGATE,
-                policy=policy.GET, errors=(404,)),
+                policy=policy.GET, errors=(404,), links=_SHOWN[1:]),
     route.Route("PATCH", "/v1/aggregates/{name}", update_aggregate, "Change an aggregate's config.",
-                schema.AGGREGATE, policy=policy.UPDATE, request_schema=schema.PATCH, errors=(400, 404)),
+                schema.AGGREGATE, policy=policy.UPDATE, request_schema=schema.PATCH, errors=(400, 404),
+                links=_SHOWN[:1]),
 ]

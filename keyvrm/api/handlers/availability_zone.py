@@ -13,5 +13,7 @@ def list_availability_zones(call):
 
 ROUTES = [
     route.Route("GET", "/v1/availability-zones", list_availability_zones, "List availability zones.",
-                schema.ZONES, policy=policy.LIST),
+                schema.ZONES, policy=policy.LIST,
+                links=(route.Link("list_aggregates",
+                                  {"availability_zone": route.first("availability_zones", "name")}),)),
 ]

@@ -41,9 +41,11 @@ def request_cycle(call):
 
 ROUTES = [
     route.Route("GET", "/v1/cycles", list_cycles, "List cycles.", schema.CYCLES, policy=policy.LIST,
-                query=paging.PARAMS + (STATUS,), errors=(400,)),
+                query=paging.PARAMS + (STATUS,), errors=(400,),
+                links=(route.Link("show_cycle", {"cycle_id": route.first("cycles", "id")}),)),
     route.Route("GET", "/v1/cycles/{cycle_id}", show_cycle, "Show a cycle.", schema.CYCLE,
                 policy=policy.GET, errors=(404,)),
     route.Route("POST", "/v1/cycles", request_cycle, "Request a cycle now.", common.ACCEPTED,
-                policy=policy.RUN, status=202, request_schema=schema.REQUEST, errors=(400,)),
+                policy=policy.RUN, status=202, request_schema=schema.REQUEST, errors=(400,),
+                links=(route.Link("show_cycle", {"cycle_id": "$response.body#/id"}),)),
 ]

@@ -33,9 +33,14 @@ def show_event(call, event_id):
     return {"event": db_api.get_event_summary(call.db, event_id)}
 
 
+_FIRST = {"event_id": route.first("events", "id")}
+
 ROUTES = [
     route.Route("GET", "/v1/events", list_events, "List events.", schema.EVENTS, policy=policy.LIST,
-                query=paging.PARAMS + FILTERS, errors=(400,)),
+                query=paging.PARAMS + FILTERS, errors=(400,),
+                links=(route.Link("show_event", _FIRST), route.Link("list_recommendations", _FIRST))),
     route.Route("GET", "/v1/events/{event_id}", show_event, "Show an event.", schema.EVENT,
-                policy=policy.GET, errors=(404,)),
+                policy=policy.GET, errors=(404,),
+                links=(route.Link("list_recommendations", {"event_id": route.member("event", "id")}),
+                       route.Link("show_aggregate", {"name": route.member("event", "aggregate_name")}))),
 ]

@@ -34,11 +34,15 @@ def restore_hypervisor(call, host):
     return {"hypervisor": hypervisor}
 
 
+_FIRST = {"host": route.first("hypervisors", "host")}
+
 ROUTES = [
     route.Route("GET", "/v1/hypervisors", list_hypervisors, "List hypervisors with KeyVRM's state.",
-                schema.HYPERVISORS, policy=policy.LIST, query=paging.PARAMS + (STATE, AGGREGATE), errors=(400,)),
+                schema.HYPERVISORS, policy=policy.LIST, query=paging.PARAMS + (STATE, AGGREGATE), errors=(400,),
+                links=(route.Link("show_hypervisor", _FIRST), route.Link("restore_hypervisor", _FIRST))),
     route.Route("GET", "/v1/hypervisors/{host}", show_hypervisor, "Show a hypervisor's KeyVRM state.",
-                schema.HYPERVISOR, policy=policy.GET, errors=(404,)),
+                schema.HYPERVISOR, policy=policy.GET, errors=(404,),
+                links=(route.Link("restore_hypervisor", {"host": route.member("hypervisor", "host")}),)),
     route.Route("POST", "/v1/hypervisors/{host}/restore", restore_hypervisor,
                 "Return a fenced, maintenance or error hypervisor to service (admin only).", schema.HYPERVISOR,
                 policy=policy.RESTORE, request_schema=schema.RESTORE, status=202, errors=(400, 404, 409)),

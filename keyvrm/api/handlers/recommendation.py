@@ -49,15 +49,29 @@ def cancel_recommendation(call, recommendation_id):
     return _accepted(call, row, "cancel_recommendation")
 
 
+_OPERATIONS = ("show_recommendation", "list_operations", "run_recommendation", "cancel_recommendation")
+
+
+def _links_by_id(expression, operations=_OPERATIONS):
+    """Links to ``operations`` on one recommendation, its id read at ``expression``."""
+    return tuple(route.Link(name, {"recommendation_id": expression}) for name in operations)
+
+
 _BASE = "/v1/recommendations/{recommendation_id}"
+_ACCEPTED_LINKS = _links_by_id("$response.body#/id", ("show_recommendation", "list_operations"))
 ROUTES = [
     route.Route("GET", "/v1/recommendations", list_recommendations, "List recommendations.",
-                schema.RECOMMENDATIONS, policy=policy.LIST, query=paging.PARAMS + FILTERS, errors=(400,)),
+                schema.RECOMMENDATIONS, policy=policy.LIST, query=paging.PARAMS + FILTERS, errors=(400,),
+                links=_links_by_id(route.first("recommendations", "id"))),
     route.Route("GET", _BASE, show_recommendation, "Show a recommendation.", schema.RECOMMENDATION,
-                policy=policy.GET, errors=(404,)),
+                policy=policy.GET, errors=(404,),
+                links=_links_by_id(route.member("recommendation", "id"), _OPERATIONS[1:]) + (
+                    route.Link("show_event", {"event_id": route.member("recommendation", "event_id")}),
+                    route.Link("show_vm", {"vm_id": route.member("recommendation", "vm_id")}))),
     route.Route("POST", _BASE + "/run", run_recommendation, "Run a manual recommendation.", common.ACCEPTED,
-                policy=policy.RUN, status=202, request_schema=schema.ACTION, errors=(400, 404, 409)),
+                policy=policy.RUN, status=202, request_schema=schema.ACTION, errors=(400, 404, 409),
+                links=_ACCEPTED_LINKS),
     route.Route("POST", _BASE + "/cancel", cancel_recommendation, "Cancel a recommendation.",
                 common.ACCEPTED, policy=policy.CANCEL, status=202, request_schema=schema.ACTION,
-                errors=(400, 404, 409)),
+                errors=(400, 404, 409), links=_ACCEPTED_LINKS),
 ]

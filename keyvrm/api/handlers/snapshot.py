@@ -40,9 +40,12 @@ def download_snapshot(call, snapshot_id):
 _BASE = "/v1/snapshots/{snapshot_id}"
 ROUTES = [
     route.Route("GET", "/v1/snapshots", list_snapshots, "List snapshots.", schema.SNAPSHOTS,
-                policy=policy.LIST, query=paging.PARAMS, errors=(400,)),
+                policy=policy.LIST, query=paging.PARAMS, errors=(400,),
+                links=(route.Link("show_snapshot", {"snapshot_id": route.first("snapshots", "id")}),
+                       route.Link("download_snapshot", {"snapshot_id": route.first("snapshots", "id")}))),
     route.Route("GET", _BASE, show_snapshot, "Show a snapshot summary.", schema.SNAPSHOT,
-                policy=policy.GET, errors=(404,)),
+                policy=policy.GET, errors=(404,),
+                links=(route.Link("download_snapshot", {"snapshot_id": route.member("snapshot", "id")}),)),
     route.Route("GET", _BASE + "/data", download_snapshot, "Download a raw snapshot (admin only).",
                 schema.RAW, policy=policy.DOWNLOAD, errors=(404,)),
 ]

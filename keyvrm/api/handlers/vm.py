@@ -22,11 +22,15 @@ def unlock_vm(call, vm_id):
     return {"vm_id": vm_id, "was_locked": db_api.force_unlock_vm(call.db, vm_id, call.who)}
 
 
+_VM_ID = {"vm_id": route.member("vm", "vm_id")}
+
 ROUTES = [
     route.Route("GET", "/v1/vms/{vm_id}", show_vm, "Show a VM's lifecycle state.", schema.VM,
-                policy=policy.GET, errors=(404,)),
+                policy=policy.GET, errors=(404,),
+                links=(route.Link("list_vm_history", _VM_ID), route.Link("unlock_vm", _VM_ID))),
     route.Route("GET", "/v1/vms/{vm_id}/history", list_vm_history, "Show a VM's history.", schema.HISTORY,
                 policy=policy.GET, errors=(404,)),
     route.Route("POST", "/v1/vms/{vm_id}/unlock", unlock_vm, "Unlock a VM (admin only).", schema.UNLOCKED,
-                policy=policy.UNLOCK, request_schema=schema.UNLOCK, errors=(400, 404)),
+                policy=policy.UNLOCK, request_schema=schema.UNLOCK, errors=(400, 404),
+                links=(route.Link("show_vm", {"vm_id": "$response.body#/vm_id"}),)),
 ]

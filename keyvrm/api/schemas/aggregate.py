@@ -42,4 +42,4 @@ PATCH = {"type": "object", "properties": CONFIG_FIELDS, "additionalProperties": 
          "minProperties": 1,
          "if": {"properties": {"no_op_mode": {"const": True}}, "required": ["no_op_mode"]},
          "then": {"required": ["no_op_reason"],
-                  "properties": {"no_op_reason": {"type": "string", "minLength": 1, "pattern": r"\S"}}}}
+                  "properties": {"no_op_reason": common.VISIBLE_TEXT}}}

@@ -16,6 +16,13 @@ def obj(properties, required=None, additional=False):
             "additionalProperties": additional}
 
 
+# Whitespace as ECMA-262 (the regex dialect of JSON Schema, so of every client reading the
+# document) and as Python's ``re`` (our validator) define it: they differ on U+FEFF, U+001C-1F
+# and U+0085, so ``\S`` would let a client and the server disagree about the same string.
+WHITESPACE = "\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+VISIBLE_TEXT = {"type": "string", "minLength": 1, "pattern": "[^%s]" % WHITESPACE,
+                "description": "Text with at least one character that is not whitespace."}
+
 TIMESTAMP = {"type": "string", "format": "date-time"}
 OPT_TIMESTAMP = nullable(TIMESTAMP)
 STRING = {"type": "string"}

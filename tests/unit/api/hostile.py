@@ -65,6 +65,11 @@ BODY_CASES = [
             '{"no_op_mode": true, "no_op_reason": "\\ud800"}'),
     Hostile("a NUL in a string", "PATCH", "/v1/aggregates/agg-a", "no_op_reason",
             '{"no_op_mode": true, "no_op_reason": "maintenance\\u0000"}'),
+    # U+FEFF is whitespace to the document's (ECMA-262) pattern but not to Python's: found by schemathesis
+    Hostile("a NOOP reason of only a byte order mark", "PATCH", "/v1/aggregates/agg-a", "no_op_reason",
+            '{"no_op_mode": true, "no_op_reason": "\\ufeff"}'),
+    Hostile("a NOOP reason of only separators Python calls whitespace", "PATCH", "/v1/aggregates/agg-a",
+            "no_op_reason", '{"no_op_mode": true, "no_op_reason": "\\u001c\\u0085 "}'),
     Hostile("a NUL in a list item", "PATCH", "/v1/config", "ha_fence_interfaces.0",
             '{"ha_fence_interfaces": ["ipmi\\u0000"]}'),
     Hostile("a lone surrogate in a key", "PATCH", "/v1/config", "lb_weights", '{"lb_weights": {"\\udfff": 1}}'),

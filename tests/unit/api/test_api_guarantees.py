@@ -2,6 +2,7 @@
 
 import json
 import re
+import urllib.parse
 
 import jsonschema
 import oslo_messaging
@@ -9,6 +10,7 @@ import pytest
 import webob
 
 from keyvrm.api import openapi
+from keyvrm.api import route as route_module
 from keyvrm.api import router
 from keyvrm.db import api as db_api
 from tests.unit.api import seed
@@ -33,6 +35,40 @@ def test_openapi_document_lists_exactly_the_routed_endpoints():
         for operation in ops.values():
             declared = {p["name"] for p in operation["parameters"] if p["in"] == "path"}
             assert declared == set(re.findall(r"{(\w+)}", path))
+
+
+def _pointer(document, expression):
+    """The value an OpenAPI runtime expression ``$response.body#/a/0/b`` names in ``document``."""
+    value = document
+    for part in expression.split("#", 1)[1].strip("/").split("/"):
+        value = value[int(part)] if isinstance(value, list) else value[part]
+    return value
+
+
+def test_links_of_seeded_reads_lead_to_existing_resources(noauth_app):
+    by_operation_id = {r.operation_id: r for r in router.all_routes()}
+    followed = set()
+    for route in _get_routes():
+        body = _get(noauth_app, route.path).json
+        for link in route.links:
+            target = by_operation_id[link.operation_id]
+            values = {name: str(_pointer(body, expression)) for name, expression in link.parameters.items()}
+            if target.method != "GET":
+                continue
+            path = re.sub(r"{(\w+)}", lambda mo: values.pop(mo.group(1)), target.path)
+            response = webob.Request.blank(path + "?" + urllib.parse.urlencode(values)).get_response(noauth_app)
+            assert response.status_int == 200, (route.operation_id, link.operation_id, path, response.text)
+            followed.add(link.operation_id)
+    assert {"show_aggregate", "show_event", "show_recommendation", "list_operations", "show_cycle",
+            "show_hypervisor", "show_snapshot", "download_snapshot", "list_vm_history"} <= followed
+
+
+def test_a_link_to_an_unknown_operation_is_refused(monkeypatch):
+    bad = route_module.Route("GET", "/v1/x", lambda call: {}, "x", {}, links=(
+        route_module.Link("show_nothing", {"id": "$response.body#/id"}),))
+    monkeypatch.setattr(router, "all_routes", lambda: [bad])
+    with pytest.raises(ValueError, match="show_nothing"):
+        openapi.document()
 
 
 def test_every_read_answers_with_its_documented_schema(noauth_app):

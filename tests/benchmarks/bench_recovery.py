@@ -19,24 +19,13 @@ import pathlib
 import statistics
 import tempfile
 import time
-import uuid
-
-import sqlalchemy as sa
 
 from keyvrm.drivers.cloud import openstack
+from tests.benchmarks import throwaway_db
 from tests.e2e import deployment as e2e
 from tests.nova import conftest as nova_helpers
 
 STEPS = ("nova_down", "claimed", "fenced", "all_active")
-PG_SERVER = "postgresql+psycopg2://postgres@127.0.0.1:5432/postgres"
-
-
-def _create_database():
-    server = sa.create_engine(PG_SERVER, isolation_level="AUTOCOMMIT")
-    name = "keyvrm_bench_%s" % uuid.uuid4().hex[:10]
-    with server.connect() as conn:
-        conn.execute(sa.text('CREATE DATABASE "%s"' % name))
-    return server, name, sa.engine.make_url(PG_SERVER).set(database=name).render_as_string(hide_password=False)
 
 
 def _populate(region, servers_count):
@@ -120,7 +109,7 @@ def main():
     parser.add_argument("--computes", type=int, default=5)
     parser.add_argument("--servers", type=int, default=11)
     args = parser.parse_args()
-    server, name, url = _create_database()
+    name, url = throwaway_db.create()
     workdir = tempfile.TemporaryDirectory()
     region = e2e.Deployment(pathlib.Path(workdir.name), url, computes=args.computes)
     runs = []
@@ -139,9 +128,7 @@ def main():
     finally:
         region.stop()
         workdir.cleanup()
-        with server.connect() as conn:
-            conn.execute(sa.text('DROP DATABASE IF EXISTS "%s" WITH (FORCE)' % name))
-        server.dispose()
+        throwaway_db.drop(name)
     if runs:
         _print_timeline(*first)
     medians = {s: statistics.median(r[s] for r in runs) for s in STEPS if all(s in r for r in runs)}

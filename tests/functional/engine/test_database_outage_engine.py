@@ -22,41 +22,11 @@ from keyvrm.demo import embedded
 from keyvrm.engine import dispatch
 from keyvrm.engine import persistence as engine_persistence
 from keyvrm.engine import sweep
-from keyvrm.simulator import scenario
+from tests.unit.flows import regions
 
 OUTAGE_S = 10.0
-HA_AGG, LB_AGG = "agg-001", "agg-002"
 DEAD = "cmp-00001"
-REGION = """
-name: outage
-seed: 11
-duration: 1h
-region:
-  service_down_time_s: 60
-  evacuate_to_shutoff: true
-  instance_storage: shared
-topology:
-  hosts: 8
-  hosts_per_aggregate: 4
-  hosts_per_rack: 4
-  availability_zones: 1
-  host: {vcpus: 32, ram_mb: 131072, reserved_ram_mb: 4096}
-workload:
-  vms_per_host: 3
-  server_group_fraction: 0
-timeline:
-  - at: 1m
-    fault: host_dies
-    hosts: [cmp-00001]
-    bmc: 'off'
-  - at: 0m
-    fault: overload
-    hosts: [cmp-00005]
-    cpu_factor: 8.0
-    ramp: 1m
-"""
-CPU_LB = {"marker": "LB", "no_op_mode": False, "lb_period": 60, "lb_overload_threshold": 15.0,
-          "lb_target_max_load": 14.9, "lb_weights": {"cpu": 1.0, "ram": 0.0, "net": 0.0, "hugepages": 0.0}}
+CPU_LB = dict(regions.CPU_LB, marker="LB", lb_period=60)
 
 
 class Outage:
@@ -113,11 +83,12 @@ class Region:
 
     def __init__(self, cluster, outage, step=None, at_call=None):
         url = cluster.create_database("keyvrm_%s" % uuid.uuid4().hex[:8])
-        self.emb = embedded.EmbeddedRegion(scenario.loads(REGION).start(), url)
+        self.emb = embedded.EmbeddedRegion(
+            regions.small_region(regions.dies(DEAD) + regions.overloads("cmp-00005")), url)
         self.emb.sync_aggregates()
+        ha = {"marker": "HA", "no_op_mode": False, "storage_mode": "shared"}
         self.emb.configure(app={"enabled": True, "lb_recommendations_auto_run": True},
-                           aggregates={HA_AGG: {"marker": "HA", "no_op_mode": False, "storage_mode": "shared"},
-                                       "agg-002": CPU_LB})
+                           aggregates={regions.HA_AGG: ha, regions.LB_AGG: CPU_LB})
         self.dead_vms = sorted(vm.id for vm in self.emb.region.hosts[DEAD].vms)
         self.calls = counting_cloud_calls(self.emb.drivers.cloud, outage, at_call)
         self.listeners = [lambda engine, record: OutageAtStep(engine, outage, step)] if step else []

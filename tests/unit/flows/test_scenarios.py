@@ -4,22 +4,11 @@ import pytest
 
 from keyvrm.db import api as db_api
 from keyvrm.executor import runner
+from tests.unit.flows import regions
 
-HA_AGG, LB_AGG = "agg-001", "agg-002"  # hosts cmp-00001..4 and cmp-00005..8
 ON = {"marker": "HA", "no_op_mode": False, "storage_mode": "shared"}
-# The small hosts (32 vCPUs, 3 VMs) use 11-15 % CPU; an overloaded one (its VMs at their
-# flavors' limit) 15.6 %: balance on CPU alone, overloaded above 15 %.
-CPU_LB = {"no_op_mode": False, "lb_weights": {"cpu": 1.0, "ram": 0.0, "net": 0.0, "hugepages": 0.0},
-          "lb_overload_threshold": 15.0, "lb_target_max_load": 14.9}
-
-
-def dies(host, at="1m"):
-    return "  - at: %s\n    fault: host_dies\n    hosts: [%s]\n    bmc: 'off'\n" % (at, host)
-
-
-def overloads(host, at="0m"):
-    return ("  - at: %s\n    fault: overload\n    hosts: [%s]\n    cpu_factor: 8.0\n    ramp: 1m\n"
-            % (at, host))
+HA_AGG, LB_AGG, CPU_LB = regions.HA_AGG, regions.LB_AGG, regions.CPU_LB
+dies, overloads = regions.dies, regions.overloads
 
 
 def run_cycles(emb, count, step_s=60.0):

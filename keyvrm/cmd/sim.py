@@ -1,10 +1,13 @@
-"""keyvrm-sim: run a scenario's bare simulated region, or generate an explicit inventory.
+"""keyvrm-sim: run a scenario's bare simulated region, check KeyVRM on it, or generate an inventory.
 
 ``keyvrm-sim run SCENARIO [--until DURATION] [--json]`` simulates the region with its
 scripted faults and nobody acting on it, then prints its final state (a table, or one
-JSON document). ``keyvrm-sim generate --hosts N --vms-per-host K --seed S -o FILE``
+JSON document). ``keyvrm-sim check SCENARIO... [--timeline]`` runs each scenario with
+KeyVRM acting on it (config, operator, safety invariants, ``expect``) and prints
+passed/FAILED with the problems and, for a failure or with ``--timeline``, the timeline.
+``keyvrm-sim generate --hosts N --vms-per-host K --seed S -o FILE``
 writes an inventory (YAML, or JSON when FILE ends in .json) a scenario can load.
-Exit status: 0 done, 1 a scenario expectation unmet, 2 bad input.
+Exit status: 0 done, 1 a scenario expectation unmet or an invariant broken, 2 bad input.
 """
 
 from __future__ import annotations
@@ -40,6 +43,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="simulated time to run (e.g. 30m, 2h, 90); default: the "
                           "scenario's duration")
     run.add_argument("--json", action="store_true", help="print one JSON document")
+    check = sub.add_parser("check", help="run scenarios with KeyVRM acting and judge them")
+    check.add_argument("scenarios", nargs="+", help="scenario YAML files")
+    check.add_argument("--timeline", action="store_true", help="print the timeline of passing runs too")
     gen = sub.add_parser("generate", help="write an explicit inventory")
     gen.add_argument("--hosts", type=int, required=True)
     gen.add_argument("--vms-per-host", type=int, default=8)
@@ -57,6 +63,20 @@ def _run(args, out) -> int:
     else:
         out.write(report.render(summary) + "\n")
     return 1 if summary.get("expectations_failed") else 0
+
+
+def _check(args, out) -> int:
+    from keyvrm.simulator import check
+    failed = 0
+    for path in args.scenarios:
+        result = check.run(scenario.load(path))
+        failed += not result.passed
+        if result.passed and not args.timeline:
+            out.write("%s: passed (%d cycles, %.1f s, outcomes %s)\n" % (path, result.cycles, result.wall_s,
+                                                                         result.digest))
+        else:
+            out.write(result.report() + "\n")
+    return 1 if failed else 0
 
 
 def _generate(args, out) -> int:
@@ -84,6 +104,8 @@ def main(argv=None, out=None) -> int:
     try:
         if args.command == "run":
             return _run(args, out)
+        if args.command == "check":
+            return _check(args, out)
         return _generate(args, out)
     except scenario.ScenarioError as exc:
         sys.stderr.write(f"keyvrm-sim: {exc}\n")

@@ -51,7 +51,8 @@ class EmbeddedRegion:
     """A simulated region with a KeyVRM engine on it (see the module docstring)."""
 
     def __init__(self, region, connection_url: str, *, driven: bool = True, fencers=None,
-                 flow_settings: flow_resources.FlowSettings = None, rpc: bool = False):
+                 flow_settings: flow_resources.FlowSettings = None, rpc: bool = False,
+                 notifier=None, flows_in_memory: bool = False):
         self.region = region
         self.drivers = simulated.for_region(region)
         self.clock = simclock.SimTimeClock(region, driven=driven)
@@ -60,6 +61,8 @@ class EmbeddedRegion:
         self.conf = engine_conf(connection_url, rpc=rpc)
         self.flow_settings = flow_settings or flow_resources.FlowSettings(executor=SIM_EXECUTOR)
         self._fencers = fencers or self.sim_fencers
+        self.notifier = notifier
+        self.flows_in_memory = flows_in_memory
         # One in-process transport: the engine's RPC server and the API's client meet on it.
         self.transport = oslo_messaging.get_rpc_transport(self.conf, url="fake://") if rpc else None
         self.engine = None
@@ -90,7 +93,7 @@ class EmbeddedRegion:
         return flow_resources.EngineResources(
             db=self.db, cloud=self.drivers.cloud, clock=self.clock, dispatcher=dispatcher,
             fencers=self._fencers, metrics=self.drivers.metrics, heartbeat=self.drivers.heartbeat,
-            conf=self.flow_settings, harvest_sources=sources.sources_for_sim(self.drivers))
+            notifier=self.notifier, conf=self.flow_settings, harvest_sources=sources.sources_for_sim(self.drivers))
 
     def sync_aggregates(self) -> None:
         """Make the database know the region's aggregates (new ones NOOP) before the first cycle."""
@@ -111,7 +114,8 @@ class EmbeddedRegion:
 
     def start_dispatcher(self) -> None:
         """Only the engine's local dispatcher and persistence: cycles run when asked (tests)."""
-        self._persistence = persistence.Persistence(self.conf.database.connection)
+        self._persistence = persistence.Persistence(self.conf.database.connection,
+                                                    in_memory=self.flows_in_memory)
         self._persistence.upgrade()
         self.dispatcher = dispatch.LocalDispatcher(self.resources, self._persistence,
                                                    workers=self.conf.engine.executor_workers)

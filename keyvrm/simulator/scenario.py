@@ -61,6 +61,16 @@ Schema (every key except ``name`` is optional; unknown keys are refused)::
       services_down: 1
       faults_fired: 2
 
+With KeyVRM acting on the region (``keyvrm-sim check``, ``tests/scenarios``)::
+
+    run:                              # keyvrm.simulator.check
+      cycles: 6                       # KeyVRM cycles to run (default 6)
+      every: 60s                      # simulated time between two cycles (default 60 s)
+      durable_flows: false            # TaskFlow's flows in SQLite instead of memory
+    config: ...                       # business config, and changes at given times
+    operator: [...]                   # REST calls at given times (keyvrm.simulator.acts)
+    expect: ...                       # KeyVRM's outcomes (keyvrm.simulator.expect)
+
 Errors raise ``ScenarioError`` naming the field path (``timeline[1].hosts[0]``) and,
 for files, the line.
 """
@@ -78,6 +88,8 @@ import jsonschema
 import yaml
 
 from keyvrm.exception import InvalidField
+from keyvrm.simulator import acts as scenario_acts
+from keyvrm.simulator import expect as scenario_expect
 from keyvrm.simulator import faults
 from keyvrm.simulator import generator
 from keyvrm.simulator import inventory
@@ -103,6 +115,10 @@ _FLAVOR = {"type": "object", "required": ["name", "vcpus", "ram_mb"],
                           "disk_gb": _NONNEG_INT, "weight": _NUM,
                           "extra_specs": {"type": "object"}}}
 _FRACTION = {"type": "number", "minimum": 0, "maximum": 1}
+
+_CONFIG, _OPERATOR = scenario_acts.schemas(DURATION)
+_RUN = {"type": "object", "additionalProperties": False,
+        "properties": {"cycles": _POS_INT, "every": DURATION, "durable_flows": {"type": "boolean"}}}
 
 _REGION_PROPS = {f.name: _NUM for f in dataclasses.fields(r.RegionOptions)
                  if f.type in ("float", float)}
@@ -181,9 +197,15 @@ SCHEMA = {
                            "migrations_by_status": _MIGRATION_COUNTS,
                            "services_down": _NONNEG_INT,
                            "faults_fired": _NONNEG_INT}},
+        "config": _CONFIG,
+        "operator": _OPERATOR,
+        "run": _RUN,
+        "expect": scenario_expect.schema(DURATION),
     },
 }
 
+DEFAULT_CYCLES = 6
+DEFAULT_CYCLE_EVERY_S = 60.0
 # Timeline keys that are written as durations and passed to faults as seconds.
 _DURATION_PARAMS = {"duration": "duration_s", "ramp": "ramp_s"}
 _SELECTORS = ("hosts", "rack", "random_hosts", "aggregate")
@@ -272,6 +294,11 @@ class Scenario:
     workload: Optional[dict] = None
     inventory: Optional[dict] = None
     source: Optional[str] = None
+    acts: list = dataclasses.field(default_factory=list)
+    expect: dict = dataclasses.field(default_factory=dict)
+    cycles: int = DEFAULT_CYCLES
+    cycle_every_s: float = DEFAULT_CYCLE_EVERY_S
+    durable_flows: bool = False
     _node: object = None
 
     def error(self, path, message) -> ScenarioError:
@@ -492,7 +519,22 @@ def loads(text: str, source: Optional[str] = None, base_dir: str = ".") -> Scena
         scenario.workload = data.get("workload", {})
     for i, item in enumerate(data.get("timeline", [])):
         scenario.timeline.append(_timeline_entry(scenario, i, item))
+    _keyvrm_parts(scenario, data)
     return scenario
+
+
+def _keyvrm_parts(scenario, data):
+    """What KeyVRM is told and expected to do: run, config, operator, expect."""
+    run = data.get("run", {})
+    scenario.cycles = run.get("cycles", DEFAULT_CYCLES)
+    scenario.cycle_every_s = parse_duration_s(run.get("every", DEFAULT_CYCLE_EVERY_S))
+    scenario.durable_flows = run.get("durable_flows", False)
+    scenario.expect = data.get("expect", {})
+    scenario.acts = scenario_acts.from_document(data.get("config"), data.get("operator"), parse_duration_s)
+    for act in scenario.acts:
+        missing = scenario_acts.missing_parameter(act)
+        if missing:
+            raise scenario.error(act.path + (missing,), "is required for %s" % act.action)
 
 
 def _timeline_entry(scenario, index, item) -> FaultEntry:

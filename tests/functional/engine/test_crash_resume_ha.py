@@ -20,23 +20,21 @@ from keyvrm.db import api as db_api
 from keyvrm.demo import embedded
 from keyvrm.engine import persistence as engine_persistence
 from keyvrm.flows import ha
-from keyvrm.simulator import scenario
 from tests.functional.engine import ha_proc
-from tests.unit.flows import conftest as flows_conftest
-from tests.unit.flows import test_scenarios
+from tests.unit.flows import regions
 
 DEAD = "cmp-00001"
 HA_TASKS = [t.name for t in ha.ha_tasks(None)]
+HA_ON = {"marker": "HA", "no_op_mode": False, "storage_mode": "shared"}
 BOUNDARIES = [(t, w) for t in HA_TASKS for w in ("before", "after")]
 
 
 def fresh_region(url, path):
     """The small scenario with DEAD down long enough to be detected; pickled to ``path``."""
-    text = flows_conftest.SMALL.replace("timeline: []", "timeline:\n" + test_scenarios.dies(DEAD, at="0m"))
-    region = scenario.loads(text).start()
+    region = regions.small_region(regions.dies(DEAD, at="0m"))
     emb = embedded.EmbeddedRegion(region, url)
     emb.sync_aggregates()
-    emb.configure(app={"enabled": True}, aggregates={test_scenarios.HA_AGG: test_scenarios.ON})
+    emb.configure(app={"enabled": True}, aggregates={regions.HA_AGG: HA_ON})
     emb.advance(180)
     ha_proc.save_region(region, path)
     emb.db.dispose()

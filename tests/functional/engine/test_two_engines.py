@@ -27,7 +27,9 @@ from tests.functional.engine import engine_proc
 from tests.functional.engine import miniflows
 
 REDIS_URL = os.environ.get("KEYVRM_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
-TTL_S = 2
+# Long enough that a leader's tick delayed by a busy CI machine does not hand the lock over
+# while it lives (a 2 s TTL did, once); the takeover bound follows from it.
+TTL_S = 5
 TAKEOVER_BOUND_S = 2 * TTL_S + 3
 
 

@@ -1,0 +1,138 @@
+"""Run a scenario with KeyVRM acting on it and judge the run: ``keyvrm-sim check`` and the scenario tests.
+
+The run is on the driven clock (``harness``): each of ``run.cycles`` cycles runs to its
+end (its waits move simulated time), then the region lives ``run.every`` more. Operator
+acts and config changes due by then are sent through the REST API before each cycle.
+After every cycle the safety invariants are checked; at the end the scenario's
+``expect`` (and the bare region's ``expectations``). The result carries every problem,
+the timeline, and a digest of KeyVRM's outcomes (the same scenario gives the same
+digest on every run and every machine).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import time
+
+from keyvrm.db import api as db_api
+from keyvrm.simulator import acts as scenario_acts
+from keyvrm.simulator import expect as scenario_expect
+from keyvrm.simulator import harness as scenario_harness
+from keyvrm.simulator import invariants
+from keyvrm.simulator import report
+from keyvrm.simulator import scenario as scenario_mod
+from keyvrm.simulator import timeline
+
+CYCLE_TIMEOUT_S = 120.0  # wall seconds a cycle and its flows may take before the run is judged stuck
+
+
+@dataclasses.dataclass
+class Result:
+    """How a scenario run went: problems (unmet expectations, failed calls), broken invariants, timeline."""
+
+    name: str
+    problems: list
+    violations: list  # [(seconds after the start, text)]
+    timeline: str
+    outcomes: dict
+    cycles: int
+    wall_s: float
+
+    @property
+    def passed(self) -> bool:
+        return not self.problems and not self.violations
+
+    @property
+    def digest(self) -> str:
+        """A short hash of KeyVRM's outcomes (events, recommendations, cycles, final placement)."""
+        text = json.dumps(self.outcomes, sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def report(self) -> str:
+        """What a failing run prints: its problems, its broken invariants, then its timeline."""
+        lines = ["scenario %s: %s (%d cycles, %.1f s)" % (self.name, "passed" if self.passed else "FAILED",
+                                                          self.cycles, self.wall_s)]
+        lines += ["  expectation: " + p for p in self.problems]
+        lines += ["  invariant at %s: %s" % (timeline.clock_text(at_s), text) for at_s, text in self.violations]
+        lines += ["", "timeline:", self.timeline]
+        return "\n".join(lines)
+
+
+def run(scen: scenario_mod.Scenario, workdir: str = None) -> Result:
+    """Run ``scen`` with KeyVRM acting on it and judge it (``ScenarioError`` for a config the API refuses)."""
+    began = time.monotonic()
+    harness = scenario_harness.Harness(scen.start(), workdir, durable_flows=scen.durable_flows)
+    try:
+        return _judged_run(scen, harness, began)
+    finally:
+        harness.close()
+
+
+def _judged_run(scen, harness, began):
+    start_hosts = {vm.id: vm.host for vm in harness.region.vms.values()}
+    watch = invariants.Invariants(harness)
+    pending = list(scen.acts)
+    done, problems, violations = [], [], []
+    cycles = 0
+    for cycles in range(1, scen.cycles + 1):
+        while pending and pending[0].at_s <= harness.elapsed_s + 1e-6:
+            act = pending.pop(0)
+            problems += _perform(scen, harness, act, done)
+        watch.before_cycle()
+        if not harness.cycle(CYCLE_TIMEOUT_S):
+            problems.append("cycle %d did not finish within %d wall seconds" % (cycles, CYCLE_TIMEOUT_S))
+            break
+        violations += [(harness.elapsed_s, text) for text in watch.after_cycle()]
+        harness.advance(scen.cycle_every_s)
+    problems += ["operator: %s at %s never came due (the run ended at %s)"
+                 % (act.describe(), timeline.clock_text(act.at_s), timeline.clock_text(harness.elapsed_s))
+                 for act in pending]
+    problems += scenario_expect.Check(harness, scenario_mod.parse_duration_s, start_hosts).run(scen.expect)
+    if scen.expectations:
+        problems += report.unmet_expectations(report.summarize(harness.region), scen.expectations)
+    return Result(scen.name, problems, violations, timeline.render(harness, done, violations),
+                  outcomes(harness), cycles, time.monotonic() - began)
+
+
+def _perform(scen, harness, act, done):
+    """Send ``act``'s REST calls; the problems (a refused start config is a ScenarioError)."""
+    calls = scenario_acts.calls(harness.db, act)
+    if not calls:
+        done.append((harness.elapsed_s, "%s: nothing matches" % act.describe()))
+        return ["%s: %s matched no recommendation" % (_where(act.path), act.describe())]
+    problems = []
+    for method, path, body in calls:
+        reply = harness.api(method, path, body)
+        done.append((harness.elapsed_s, "%s -> %s %s %d" % (act.describe(), method, path, reply.status)))
+        wanted = act.params.get("expect_status")
+        if (reply.status == wanted) if wanted else reply.ok:
+            continue
+        error = (reply.body.get("errors") or [{}])[0] if isinstance(reply.body, dict) else {}
+        text = "%s %s answered %d: %s" % (method, path, reply.status, error.get("detail") or reply.body)
+        if act.path[0] == "config" and act.at_s == 0 and not wanted:
+            field = error.get("field")
+            raise scen.error(act.path + ((field,) if field else ()), text)
+        problems.append("%s: %s%s" % (_where(act.path), text, ", expected %d" % wanted if wanted else ""))
+    return problems
+
+
+def _where(path) -> str:
+    return "".join("[%d]" % p if isinstance(p, int) else ("." + p if i else p) for i, p in enumerate(path))
+
+
+def outcomes(harness) -> dict:
+    """KeyVRM's outcomes of a run, without ids or times: what must be the same on every run."""
+    events = db_api.list_events(harness.db)
+    index_of = {e["id"]: i for i, e in enumerate(events)}
+    cycles = sorted(db_api.page_cycles(harness.db, 100000), key=lambda c: c["id"])
+    return {
+        "cycles": [(c["status"], c["reason_code"]) for c in cycles],
+        "events": [(e["aggregate_name"], e["kind"], e["state"], e["status"], e["reason_code"]) for e in events],
+        "recommendations": sorted((index_of.get(r["event_id"]), r["action"], r["vm_id"], r["source_host"],
+                                   r["target_host"], r["status"], r["attempts"])
+                                  for r in db_api.list_recommendations(harness.db)),
+        "placement": sorted((vm.id, vm.host) for vm in harness.region.vms.values()),
+        "alerts": sorted((a.kind, str(a.payload.get("host") or a.payload.get("vm_id"))) for a in harness.alerts),
+    }

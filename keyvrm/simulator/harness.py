@@ -1,0 +1,119 @@
+"""One process with a simulated region, a KeyVRM engine and the REST API, on the region's clock.
+
+The scenario checks (``keyvrm-sim check``, the ``tests/scenarios`` plugin) run on it:
+the engine's local dispatcher runs one MasterFlow per ``cycle()`` on the driven clock (a
+wait moves simulated time, not the wall), the region lives on between cycles
+(``advance``), operators act through the real WSGI application (``api``: routing,
+validation, policy, the same records a CLI call leaves) and alerts are kept in
+``alerts``. Fencing goes through the simulated BMCs, Ceph cluster and Nova
+(``EmbeddedRegion.sim_fencers``), so a BMC that refuses reaches HA as in production.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import tempfile
+from typing import Any, Optional
+
+import webob
+
+from keyvrm.api import app as api_app
+from keyvrm.demo import embedded
+
+
+@dataclasses.dataclass
+class Alert:
+    """One alert KeyVRM raised: ``kind`` ``fencing`` or ``recommendation``, its payload, when."""
+
+    kind: str
+    payload: dict
+    at_s: float
+
+
+class RecordingNotifier:
+    """The notifier of a harness: keeps every alert instead of sending it."""
+
+    def __init__(self, clock):
+        self._clock = clock
+        self.alerts: list[Alert] = []
+
+    def fencing_error(self, payload: dict) -> None:
+        """Keep a fencing alert."""
+        self.alerts.append(Alert("fencing", dict(payload), self._clock.time()))
+
+    def recommendation_error(self, payload: dict) -> None:
+        """Keep a recommendation alert."""
+        self.alerts.append(Alert("recommendation", dict(payload), self._clock.time()))
+
+
+@dataclasses.dataclass
+class Reply:
+    """What the API answered: status code and decoded JSON body (None when empty)."""
+
+    status: int
+    body: Any
+
+    @property
+    def ok(self) -> bool:
+        return 200 <= self.status < 300
+
+
+class Harness:
+    """A started scenario region with a KeyVRM engine and API over it (see the module docstring).
+
+    ``durable_flows`` keeps TaskFlow's flows in the SQLite database as the engine does in
+    production; by default they are kept in memory (five times faster, same flows).
+    """
+
+    def __init__(self, region, workdir: Optional[str] = None, durable_flows: bool = False):
+        # SQLite on tmpfs when there is one: the engine commits often and fsyncs cost seconds.
+        self._tmp = None
+        if workdir is None:
+            self._tmp = tempfile.TemporaryDirectory(dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+            workdir = self._tmp.name
+        self.region = region
+        self.emb = embedded.EmbeddedRegion(region, "sqlite:///%s/keyvrm.sqlite" % workdir,
+                                           flows_in_memory=not durable_flows)
+        self.notifier = RecordingNotifier(self.emb.clock)
+        self.emb.notifier = self.notifier
+        self.emb.sync_aggregates()
+        self._app = api_app.build_app(self.emb.conf, db=self.emb.db, rpc=None)
+        self.emb.start_dispatcher()
+
+    @property
+    def db(self):
+        return self.emb.db
+
+    @property
+    def elapsed_s(self) -> float:
+        """Simulated seconds since the region started."""
+        return self.region.clock.elapsed_s
+
+    @property
+    def alerts(self) -> list[Alert]:
+        return self.notifier.alerts
+
+    def api(self, method: str, path: str, body: Optional[dict] = None) -> Reply:
+        """One REST call through the WSGI application, as the embedded admin (``noauth``)."""
+        request = webob.Request.blank(path, method=method)
+        if body is not None:
+            request.content_type = "application/json"
+            request.body = json.dumps(body).encode()
+        response = request.get_response(self._app)
+        return Reply(response.status_int, response.json_body if response.body else None)
+
+    def cycle(self, timeout_s: float = 120.0) -> bool:
+        """One MasterFlow and every flow it started, to the end; False if they did not finish in time."""
+        return self.emb.run_cycle(timeout_s)
+
+    def advance(self, seconds: float) -> None:
+        """Let the region live ``seconds`` of simulated time."""
+        self.emb.advance(seconds)
+
+    def close(self) -> None:
+        """Stop the engine and remove the database."""
+        self.emb.stop()
+        if self._tmp is not None:
+            self._tmp.cleanup()

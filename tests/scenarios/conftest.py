@@ -1,0 +1,47 @@
+"""The scenario suite: every ``tests/scenarios/**/*.yaml`` is one test, run by ``keyvrm.simulator.check``.
+
+Each file runs on the driven clock (the same outcome on every run and machine) with
+KeyVRM's engine and API acting on its simulated region; the safety invariants are
+checked after every cycle and the file's ``expect`` at the end. A failure prints the
+problems and the run's timeline. ``keyvrm-sim check FILE`` runs one by hand.
+"""
+
+import pytest
+
+from keyvrm.simulator import check
+from keyvrm.simulator import scenario
+
+
+def pytest_collect_file(parent, file_path):
+    if file_path.suffix == ".yaml":
+        return ScenarioFile.from_parent(parent, path=file_path)
+    return None
+
+
+class ScenarioFile(pytest.File):
+    """A scenario file: one test named after it."""
+
+    def collect(self):
+        yield ScenarioItem.from_parent(self, name=self.path.stem)
+
+
+class ScenarioFailed(Exception):
+    """A scenario run broke an invariant or missed an expectation."""
+
+
+class ScenarioItem(pytest.Item):
+    """Load, run and judge one scenario file."""
+
+    def runtest(self):
+        result = check.run(scenario.load(str(self.path)))
+        self.user_properties.append(("outcomes", result.digest))
+        if not result.passed:
+            raise ScenarioFailed(result.report())
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, (ScenarioFailed, scenario.ScenarioError)):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self):
+        return self.path, 0, "scenario %s" % self.path.name

@@ -231,6 +231,11 @@ class Compute:
         vm = self.region.vms[migration.server_id]
         source = self.region.hosts[vm.host]
         target = self.region.hosts[migration.dest_host]
+        if self._takes_rule(self.region.failing_rules, migration):
+            # a generic failure: libvirt aborts, Nova rolls back and removes the target's binding
+            self._finish(migration, "failed", "Live migration failed: libvirt error: operation failed: "
+                                              "migration job: unexpectedly failed")
+            return
         if migration.will_fail or not (source.reachable and target.reachable):
             self.region.inactive_bindings.add((port_id(vm), target.name))
             self._finish(migration, "failed", "Live migration failed: the connection to "
@@ -319,13 +324,18 @@ class Compute:
         migration.claimed = True
 
     def _becomes_stuck(self, migration) -> bool:
-        for rule in self.region.stuck_rules:
+        migration.stuck = self._takes_rule(self.region.stuck_rules, migration)
+        return migration.stuck
+
+    @staticmethod
+    def _takes_rule(rules, migration) -> bool:
+        """Whether one of ``rules`` ([hosts or None, remaining]) applies to ``migration``; counts it down."""
+        for rule in rules:
             hosts, remaining = rule
             if remaining <= 0:
                 continue
             if hosts is None or migration.source_host in hosts or migration.dest_host in hosts:
                 rule[1] -= 1
-                migration.stuck = True
                 return True
         return False
 

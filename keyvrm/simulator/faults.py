@@ -136,6 +136,27 @@ def migration_stuck(region: r.Region, params: dict) -> None:
     region.record_fault("migration_stuck", params.get("hosts", ()))
 
 
+def migration_fails(region: r.Region, params: dict) -> None:
+    """The next ``count`` live migrations (touching ``hosts`` if given) end failed, the VM left on its source."""
+    hosts = frozenset(params["hosts"]) if params.get("hosts") else None
+    region.failing_rules.append([hosts, int(params.get("count", 1))])
+    region.record_fault("migration_fails", params.get("hosts", ()))
+
+
+def ceph_outage(region: r.Region, params: dict) -> None:
+    """The Ceph monitors do not answer for ``duration_s``: no blocklist can be added or read."""
+    region.ceph_unavailable_until = region.now + params.get("duration_s", 60.0)
+    region.record_fault("ceph_outage")
+
+
+def aggregate_deleted(region: r.Region, params: dict) -> None:
+    """An operator deletes host aggregate ``aggregate`` in Nova (its hosts stay, in no aggregate)."""
+    aggregate = region.aggregates.pop(params["aggregate"])
+    for name in aggregate.hosts:
+        region.hosts[name].aggregates = [a for a in region.hosts[name].aggregates if a != aggregate.name]
+    region.record_fault("aggregate_deleted", [aggregate.name])
+
+
 def overload(region: r.Region, params: dict) -> None:
     """The VMs now on the hosts ramp their CPU (and network) demand up over ``ramp_s``."""
     for host in _hosts(region, params):
@@ -160,6 +181,9 @@ FAULTS = {
     "metrics_outage": (metrics_outage, ("duration_s",), False),
     "heartbeat_outage": (heartbeat_outage, ("duration_s",), False),
     "migration_stuck": (migration_stuck, ("count",), False),
+    "migration_fails": (migration_fails, ("count",), False),
+    "ceph_outage": (ceph_outage, ("duration_s",), False),
+    "aggregate_deleted": (aggregate_deleted, ("aggregate",), False),
     "overload": (overload, ("cpu_factor", "net_factor", "ramp_s"), True),
 }
 

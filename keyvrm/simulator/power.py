@@ -74,8 +74,13 @@ class Blocklist:
     def __init__(self, region: r.Region):
         self.region = region
 
+    def _answering(self):
+        if self.region.now < self.region.ceph_unavailable_until:
+            raise FencingError("Ceph monitors did not answer: error connecting to the cluster (timed out)")
+
     def add(self, address: str, expire_s=None) -> None:
         """Blocklist ``address`` (an ``IP:port/nonce`` entity address)."""
+        self._answering()
         if ":" not in address or "/" not in address:
             raise FencingError(f"{address} is not a Ceph entity address (IP:port/nonce)")
         expiry = None if expire_s is None else self.region.now + float(expire_s)
@@ -83,5 +88,6 @@ class Blocklist:
 
     def entries(self) -> list[str]:
         """Addresses blocklisted and not expired."""
+        self._answering()
         now = self.region.now
         return sorted(a for a, exp in self.region.blocklist.items() if exp is None or exp > now)

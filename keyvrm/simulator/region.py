@@ -318,6 +318,8 @@ class Region:
         self.metrics_unavailable_until = -math.inf
         self.heartbeat_unavailable_until = -math.inf
         self.stuck_rules = []  # [hosts or None, remaining count]
+        self.failing_rules = []  # [hosts or None, remaining count]: live migrations that end failed
+        self.ceph_unavailable_until = -math.inf
         self.blocklist = {}  # address -> expiry POSIX time or None
         self.inactive_bindings = set()  # (port_id, host)
         self.stale_attachments = {}  # attachment id -> (server_id, volume_id, host)

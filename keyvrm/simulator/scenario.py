@@ -51,7 +51,8 @@ Schema (every key except ``name`` is optional; unknown keys are refused)::
         mode: refuse                  # bmc_fault: refuse | timeout
         duration: 10m                 # faults that heal by themselves
         interface: bond0              # interface_down
-        count: 1                      # migration_stuck
+        count: 1                      # migration_stuck, migration_fails (next N live migrations)
+        # aggregate: agg-002          # aggregate_deleted: the aggregate Nova deletes
         cpu_factor: 2.5               # overload (also net_factor, ramp)
         ramp: 10m
     expectations:                     # checked against the final state of the run
@@ -540,10 +541,10 @@ def _keyvrm_parts(scenario, data):
 def _timeline_entry(scenario, index, item) -> FaultEntry:
     kind = item["fault"]
     _, accepted, needs_hosts = faults.FAULTS[kind]
-    selector = {k: item[k] for k in _SELECTORS if k in item}
+    selector = {k: item[k] for k in _SELECTORS if k in item and k not in accepted}
     params = {}
     for key, value in item.items():
-        if key in ("at", "fault") or key in _SELECTORS:
+        if key in ("at", "fault") or key in selector:
             continue
         name = _DURATION_PARAMS.get(key, key)
         if name not in accepted:
@@ -558,6 +559,8 @@ def _timeline_entry(scenario, index, item) -> FaultEntry:
     if needs_hosts and not exclusive:
         raise scenario.error(("timeline", index, "hosts"),
                              f"{kind} needs hosts, rack or random_hosts")
+    if kind == "aggregate_deleted" and "aggregate" not in params:
+        raise scenario.error(("timeline", index, "aggregate"), "is required for aggregate_deleted")
     if "aggregate" in selector and "random_hosts" not in selector:
         raise scenario.error(("timeline", index, "aggregate"), "only narrows random_hosts")
     return FaultEntry(index, parse_duration_s(item["at"]), kind, selector, params)

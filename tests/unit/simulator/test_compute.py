@@ -166,3 +166,16 @@ def test_stuck_migration_never_finishes():
     region.clock.advance(6 * 3600)
     assert migration.status == "running"
     assert region.vms["vm-1"].host == "cmp-1"
+
+
+def test_a_generic_live_migration_failure_leaves_the_vm_and_no_port_binding_behind():
+    region = small_region()
+    add_vm(region, "vm-1", "cmp-1")
+    faults.migration_fails(region, {"count": 1})
+    failed = compute.Compute(region).live_migrate("vm-1", "cmp-2")
+    region.clock.advance(600)
+    assert failed.status == "failed" and "libvirt error" in failed.error
+    assert region.vms["vm-1"].host == "cmp-1" and not region.inactive_bindings
+    retried = compute.Compute(region).live_migrate("vm-1", "cmp-2")  # the rule was for one migration
+    region.clock.advance(600)
+    assert retried.status == "completed" and region.vms["vm-1"].host == "cmp-2"

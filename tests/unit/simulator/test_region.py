@@ -1,5 +1,8 @@
 """Clock, heartbeats, compute-service liveness and host faults of the simulated region."""
 
+import pytest
+
+from keyvrm.drivers import errors
 from keyvrm.drivers.fencing.base import POWER_OFF
 from keyvrm.simulator import clock
 from keyvrm.simulator import compute
@@ -97,3 +100,23 @@ def test_stopped_heartbeat_agent_goes_stale_while_compute_stays_up_until_restart
     assert not region.service_is_down(host)
     region.clock.advance(150)
     assert region.now - region.last_heartbeat(host) <= 10
+
+
+def test_a_ceph_outage_refuses_blocklist_reads_and_writes_until_it_ends():
+    region = small_region()
+    blocklist = power.Blocklist(region)
+    faults.ceph_outage(region, {"duration_s": 60})
+    with pytest.raises(errors.FencingError, match="Ceph monitors did not answer"):
+        blocklist.add("10.0.0.1:0/0")
+    with pytest.raises(errors.FencingError):
+        blocklist.entries()
+    region.clock.advance(61)
+    blocklist.add("10.0.0.1:0/0")
+    assert blocklist.entries() == ["10.0.0.1:0/0"]
+
+
+def test_a_deleted_aggregate_leaves_nova_and_its_hosts_keep_running():
+    region = small_region()
+    faults.aggregate_deleted(region, {"aggregate": "agg-1"})
+    assert region.aggregates == {} and region.hosts["cmp-1"].aggregates == []
+    assert region.faults_fired[-1]["kind"] == "aggregate_deleted"

@@ -34,6 +34,7 @@ the check that ended it.
 from __future__ import annotations
 
 import bisect
+import collections
 import dataclasses
 import heapq
 import itertools
@@ -68,6 +69,7 @@ SCORE = 0  # measure 0 is syn_score, 1.. are scoring.METRICS
 MEASURES = ("syn_score",) + scoring.METRICS
 _EPS = 1e-9
 _TOP = "\uffff"
+_UNIT = scoring.Load(1.0, 1.0, 1.0, 1.0)  # rescaled, it gives the capacity ratios
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -93,9 +95,19 @@ def lb_timing(last_event_at: Optional[float], last_recommendation_at: Optional[f
 
 
 def hugepages_mix(vms) -> tuple:
-    """(HugePages VMs, ordinary VMs) among ``vms``."""
-    huge = sum(1 for vm in vms if hugepages.wants_hugepages(
-        hugepages.requested_page_size(vm.flavor)))
+    """(HugePages VMs, ordinary VMs) among ``vms``.
+
+    The request is read once per distinct flavor ``hw:mem_page_size`` value (a flavor's
+    page request depends on that extra spec only).
+    """
+    flavors = {}
+    per_value = collections.Counter()
+    for vm in vms:
+        value = vm.flavor.extra_specs.get("hw:mem_page_size")
+        per_value[value] += 1
+        flavors.setdefault(value, vm.flavor)
+    huge = sum(count for value, count in per_value.items() if hugepages.wants_hugepages(
+        hugepages.requested_page_size(flavors[value])))
     return huge, len(vms) - huge
 
 
@@ -142,10 +154,11 @@ class _Source:
 
     name: str
     measures: tuple  # the measures that made it overloaded, relieved to their relief level
-    movable: list
+    movable: dict  # VM id -> VM, in host order
     tried: dict = dataclasses.field(default_factory=dict)  # VM id -> targets freed then
     rejections: dict = dataclasses.field(default_factory=dict)
     version: int = 0
+    best: Optional[tuple] = None  # what _Balancer._best returned when it was last pushed
     active: bool = True
     freed: bool = False  # counted as a possible target again
 
@@ -166,7 +179,7 @@ class _Balancer:
         self.hyper = {h.name: h for h in ctx.hosts}
         self.loads = {h.name: scoring.load_of(h) for h in ctx.hosts}
         self.scores = {n: scoring.syn_score(load, self.weights) for n, load in self.loads.items()}
-        self.vms = {n: list(vms) for n, vms in ctx.vms_by_host.items()}
+        self.vms = {n: {vm.id: vm for vm in vms} for n, vms in ctx.vms_by_host.items()}
         self.limits = (agg_config.lb_target_max_load,) + tuple(
             agg_config.lb_target_ceiling(key) for key in scoring.METRICS)
         self.moved = dict.fromkeys(self.hyper, 0)
@@ -178,7 +191,10 @@ class _Balancer:
         self._shares = {}
         self._class = {}
         self._rep = {}  # class -> one of its hosts (they rescale a VM's share alike)
-        self.lists = [dict() for _ in MEASURES]  # measure -> class -> [(value, host)]
+        self._ratios = {}  # (source class, target class) -> capacity ratios per metric
+        # measure -> class -> [(value, host)] of possible targets, sorted; kept for the
+        # measures sources are relieved on only (see _build_lists)
+        self.lists = [None for _ in MEASURES]
         self.ineligible = {selector_mod.BUSY_HOST: 0, selector_mod.OFFLINE: 0}
         for h in ctx.hosts:
             if self.scores[h.name] is None:
@@ -191,39 +207,51 @@ class _Balancer:
                 load = self.loads[h.name]
                 cls = self._class[h.name] = (_capacities(h), tuple(v is None for v in load.values()))
                 self._rep.setdefault(cls, h)
-                self._insert(h.name)
 
     def measures_of(self, name) -> tuple:
         return (self.scores[name],) + self.loads[name].values()
 
-    def _insert(self, name):
+    def _build_lists(self):
+        """Sort the possible targets, per class, on each measure some source is relieved on."""
+        used = sorted({i for source in self.sources.values() for i in source.measures})
+        for i in used:
+            self.lists[i] = {}
+        for name in self._class:
+            self._insert(name, grow=list.append)
+        for i in used:
+            for entries in self.lists[i].values():
+                entries.sort()
+
+    def _insert(self, name, grow=bisect.insort):
         cls = self._class[name]
-        for i, value in enumerate(self.measures_of(name)):
-            if value is not None:
-                bisect.insort(self.lists[i].setdefault(cls, []), (value, name))
+        values = self.measures_of(name)
+        for i, per_class in enumerate(self.lists):
+            if per_class is not None and values[i] is not None:
+                grow(per_class.setdefault(cls, []), (values[i], name))
 
     def _remove(self, name):
         cls = self._class.get(name)
         if cls is None:
             return
-        for i, value in enumerate(self.measures_of(name)):
-            if value is not None:
-                entries = self.lists[i][cls]
-                del entries[bisect.bisect_left(entries, (value, name))]
+        values = self.measures_of(name)
+        for i, per_class in enumerate(self.lists):
+            if per_class is not None and values[i] is not None:
+                entries = per_class[cls]
+                del entries[bisect.bisect_left(entries, (values[i], name))]
 
     def relief_levels(self, overloaded):
         """Per measure, how far an overloaded host is relieved (see the module docstring)."""
         levels = []
+        scored = [(n in overloaded, self.measures_of(n)) for n in self.scores
+                  if self.scores[n] is not None]
         for i in range(len(MEASURES)):
-            values = [self.measures_of(n)[i] for n in self.scores if self.scores[n] is not None]
-            values = [v for v in values if v is not None]
+            values = [measures[i] for _, measures in scored if measures[i] is not None]
             limit = self.limits[i]
             if not values or limit is None:
                 levels.append(limit)
                 continue
-            healthy = [self.measures_of(n)[i] for n in self.scores
-                       if self.scores[n] is not None and n not in overloaded]
-            healthy = [v for v in healthy if v is not None]
+            healthy = [measures[i] for hot, measures in scored
+                       if not hot and measures[i] is not None]
             level = min(limit, max(healthy)) if healthy else limit
             levels.append(max(sum(values) / len(values), level))
         # never above what still counts as overloaded
@@ -246,11 +274,11 @@ class _Balancer:
         return None
 
     def add_source(self, name, causes):
-        movable = []
-        for vm in self.vms[name]:
+        movable = {}
+        for vm in self.vms[name].values():
             why = self._skip_reason(vm, name)
             if why is None:
-                movable.append(vm)
+                movable[vm.id] = vm
             else:
                 self.reasons.append(why)
         measures = tuple(MEASURES.index(measure) for measure, _, _ in causes)
@@ -263,13 +291,17 @@ class _Balancer:
         return [(i, values[i] - self.relief[i]) for i in source.measures
                 if values[i] is not None and values[i] - self.relief[i] > _EPS]
 
-    def _share(self, vm, name):
+    def _share(self, vm, name) -> tuple:
+        """(``vm``'s share of host ``name`` as a Load, its values), computed once."""
         count = len(self.vms[name])
-        key = (vm.id, count)
-        share = self._shares.get(key)
-        if share is None:
-            share = self._shares[key] = scoring.vm_share(vm, self.hyper[name], count)
-        return share
+        # the VM count only enters an estimated network share (scoring.vm_share)
+        measured = vm.metrics is not None and vm.metrics.net_mbps is not None
+        key = (vm.id, name) if measured else (vm.id, name, count)
+        found = self._shares.get(key)
+        if found is None:
+            share = scoring.vm_share(vm, self.hyper[name], count)
+            found = self._shares[key] = (share, share.values())
+        return found
 
     def _best(self, source):
         """The best untried VM of ``source`` by benefit per cost: (key, vm, share), or None."""
@@ -277,19 +309,21 @@ class _Balancer:
         if not needs:
             return None
         name = source.name
-        load = self.loads[name]
-        score = self.scores[name]
+        # syn_score is a weighted mean: what a VM takes off it is the weighted mean of its
+        # share, each part at most the host's own utilisation (Load.shifted clamps at 0)
+        terms = self._score_terms(self.loads[name]) if any(i == SCORE for i, _ in needs) else ()
+        tried = source.tried
         best = None
-        for vm in source.movable:
-            if vm.id in source.tried:
+        for vm in source.movable.values():
+            if vm.id in tried:
                 continue
-            share = self._share(vm, name)
-            values = share.values()
+            share, values = self._share(vm, name)
             benefit = 0.0
             for i, need in needs:
                 if i == SCORE:
-                    after = scoring.syn_score(load.shifted(share, -1), self.weights)
-                    part = score - after if after is not None else 0.0
+                    part = 0.0
+                    for k, weight, have in terms:
+                        part += weight * min(have, values[k] or 0.0)
                 else:
                     part = values[i - 1] or 0.0
                 if part > 0:
@@ -302,6 +336,14 @@ class _Balancer:
                 best = (key, vm, share)
         return best
 
+    def _score_terms(self, load) -> tuple:
+        """(metric index, normalised weight, utilisation) of the metrics syn_score reads."""
+        present = [(k, self.weights.get(key, 0.0), value)
+                   for k, (key, value) in enumerate(zip(scoring.METRICS, load.values()))
+                   if value is not None and self.weights.get(key, 0.0) > 0]
+        weight_sum = sum(weight for _, weight, _ in present)
+        return tuple((k, weight / weight_sum, value) for k, weight, value in present)
+
     def _push(self, source):
         if self.moved[source.name] >= self.max_moves:
             self._release(source)
@@ -311,6 +353,7 @@ class _Balancer:
             self._release(source)
             return
         source.version += 1
+        source.best = best
         heapq.heappush(self.heap, (best[0], source.name, source.version))
 
     def _release(self, source):
@@ -324,17 +367,15 @@ class _Balancer:
 
     def run(self):
         """Relieve the sources until nothing more helps, then retry VMs new targets may take."""
+        self._build_lists()
         while True:
             while self.heap:
                 _, name, version = heapq.heappop(self.heap)
                 source = self.sources[name]
                 if version != source.version or not source.active:
                     continue
-                best = self._best(source)
-                if best is None:
-                    self._release(source)
-                    continue
-                _, vm, share = best
+                # still its best: a source changes only by its own moves, each re-pushes it
+                _, vm, share = source.best
                 if not self._place(source, vm, share):
                     source.tried[vm.id] = self.freed
                 self._push(source)
@@ -376,8 +417,9 @@ class _Balancer:
         rejections = source.rejections
         scans = []
         deltas = {}
+        src_cls = self._class.get(name)
         for cls, entries in self.lists[order].items():
-            delta = scoring.rescaled(share, hyper, self._rep[cls])
+            delta = self._rescaled(share, hyper, src_cls, cls)
             deltas[cls] = delta
             grow = self._growth(delta, cls, order)
             src_gain = src_before[order] - src_after[order]
@@ -412,9 +454,20 @@ class _Balancer:
             if why is not None:
                 rejections[why] = rejections.get(why, 0) + 1
                 continue
-            self._apply(vm, source, target, src_after_load, t_after_load)
+            self._apply(vm, request, source, target, src_after_load, t_after_load)
             return True
         return False
+
+    def _rescaled(self, share, hyper, src_cls, cls) -> scoring.Load:
+        """``share`` of ``hyper`` (of class ``src_cls``) in % of a host of class ``cls``."""
+        key = (src_cls, cls)
+        ratios = self._ratios.get(key) if src_cls is not None else None
+        if ratios is None:
+            ratios = scoring.rescaled(_UNIT, hyper, self._rep[cls]).values()
+            if src_cls is not None:
+                self._ratios[key] = ratios
+        return scoring.Load(*(None if value is None else value * factor
+                              for value, factor in zip(share.values(), ratios)))
 
     def _target_rejection(self, t_before, t_after, src_before, src_after, gain_measures):
         """The planner's own check a target fails (limits, then gain), or None."""
@@ -448,12 +501,11 @@ class _Balancer:
                 total += weight * (delta.values()[k] or 0.0)
         return total / weight_sum if weight_sum else 0.0
 
-    def _apply(self, vm, source, target, src_after_load, t_after_load):
+    def _apply(self, vm, request, source, target, src_after_load, t_after_load):
         name = source.name
         weights = self.weights
         calc = LoadCalculation(_calc(self.loads[name], src_after_load, weights),
                                _calc(self.loads[target], t_after_load, weights))
-        request = self.ctx.selector.request_for(vm)
         self.ctx.ledger.move(vm, request.resources, target)
         for host, load, score in ((name, src_after_load, calc.source.syn_score_after_pct),
                                   (target, t_after_load, calc.target.syn_score_after_pct)):
@@ -462,9 +514,9 @@ class _Balancer:
             self.moved[host] += 1
             if self.moved[host] < self.max_moves and host in self._class:
                 self._insert(host)
-        self.vms[name].remove(vm)
-        self.vms[target].append(vm)
-        source.movable.remove(vm)
+        del self.vms[name][vm.id]
+        self.vms[target][vm.id] = vm
+        del source.movable[vm.id]
         self.moves.append(PlannedMove(vm.id, LIVE_MIGRATE, name, target, load=calc,
                                       ram_mb=vm.flavor.ram_mb))
 

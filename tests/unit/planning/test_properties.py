@@ -43,27 +43,29 @@ def _busy(snap, data):
 
 
 def _assert_capacity_and_groups(snap, moves, groups=True):
-    """No move overfills its target; with ``groups`` (Nova checks them), none breaks an anti-affinity group."""
+    """No move overfills its target; with ``groups``, none breaks an anti-affinity group.
+
+    Moves are applied in plan order: a host that gave VMs away may take others. Groups are
+    checked only when Nova checks them (``groups``).
+    """
     index = snap.index()
-    added = collections.defaultdict(lambda: [0, 0])
+    added = collections.defaultdict(lambda: [0, 0, 0])  # vcpus, ram_mb, pages
     location = {vm.id: vm.host for vm in snap.vms}
     for mv in moves:
         vm = index.vms[mv.vm_id]
-        added[mv.target][0] += vm.flavor.vcpus
-        added[mv.target][1] += vm.flavor.ram_mb
+        pages = (hugepages.pages_needed(vm.flavor.ram_mb, regiongen.PAGE_KB)
+                 if hugepages.wants_hugepages(hugepages.requested_page_size(vm.flavor)) else 0)
+        for host, sign in ((mv.source, -1), (mv.target, 1)):
+            added[host][0] += sign * vm.flavor.vcpus
+            added[host][1] += sign * vm.flavor.ram_mb
+            added[host][2] += sign * pages
         location[mv.vm_id] = mv.target
-    pages = collections.Counter()
-    for mv in moves:
-        vm = index.vms[mv.vm_id]
-        if hugepages.wants_hugepages(hugepages.requested_page_size(vm.flavor)):
-            pages[mv.target] += hugepages.pages_needed(vm.flavor.ram_mb, regiongen.PAGE_KB)
-    for host, (vcpus, ram_mb) in added.items():
-        hyper = index.hypervisors[host]
+        hyper = index.hypervisors[mv.target]
         inv = hyper.inventories
+        vcpus, ram_mb, pages = added[mv.target]
         assert inv[m.VCPU].used + vcpus <= inv[m.VCPU].capacity
         assert inv[m.MEMORY_MB].used + ram_mb <= inv[m.MEMORY_MB].capacity
-        free_pages = sum(hp.free_pages for hp in hyper.hugepages)
-        assert pages[host] <= free_pages
+        assert pages <= sum(hp.free_pages for hp in hyper.hugepages)
     for group in snap.server_groups:
         if not groups or group.policy != m.ANTI_AFFINITY:
             continue

@@ -1,5 +1,8 @@
 """keyvrm.simulator.check: a scenario run with KeyVRM acting, its invariants and its expectations."""
 
+import os
+import re
+
 import pytest
 
 from keyvrm.db import api as db_api
@@ -117,3 +120,10 @@ def test_a_vm_placed_over_capacity_or_against_its_anti_affinity_group_is_a_viola
     host = h.region.hosts["cmp-00002"]
     host.used_vcpus = host.vcpus * host.cpu_allocation_ratio * 2
     assert any(text.startswith("cmp-00002 over capacity") for text in watch.after_cycle())
+
+
+def test_the_readme_example_scenario_passes():
+    readme = open(os.path.join(os.path.dirname(__file__), "..", "..", "..", "README.md"), encoding="utf-8").read()
+    text = re.search(r"## Scenarios.*?```yaml\n(.*?)```", readme, re.S).group(1)
+    result = check.run(scenario.loads(text))
+    assert result.passed, result.report()

@@ -9,7 +9,8 @@ function install_keyvrm {
 function configure_keyvrm {
     sudo install -d -o $STACK_USER $KEYVRM_CONF_DIR $KEYVRM_STATE_PATH
     iniset $KEYVRM_CONF DEFAULT state_path $KEYVRM_STATE_PATH
-    iniset $KEYVRM_CONF DEFAULT region_name $REGION_NAME
+    iniset $KEYVRM_CONF cloud region_name $REGION_NAME
+    iniset $KEYVRM_CONF harvest region_name $REGION_NAME
     iniset $KEYVRM_CONF database connection $(database_connection_url keyvrm)
     iniset $KEYVRM_CONF harvest cloud_driver openstack
     iniset $KEYVRM_CONF metrics driver prometheus

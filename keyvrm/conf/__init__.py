@@ -14,12 +14,11 @@ from keyvrm.conf import heartbeat
 from keyvrm.conf import lifecycle
 from keyvrm.conf import metrics
 from keyvrm.conf import paths
-from keyvrm.conf import simulator
 
 CONF = cfg.CONF
 
 GROUP_MODULES = (paths, database, api, engine, harvest, cloud, metrics, heartbeat, fencing,
-                 ha, executor, lifecycle, simulator)
+                 ha, executor, lifecycle)
 
 
 def register_all(conf):

@@ -10,7 +10,8 @@ opts = [
                     "user, password and Ceph client addresses. Readable by KeyVRM only; "
                     "passwords are never logged nor returned by the API."),
     cfg.IntOpt("bmc_request_timeout", default=10, min=1,
-               help="Seconds one BMC request may take."),
+               help="Seconds one Redfish request may take to connect, and again to answer. "
+                    "IPMI sessions keep pyghmi's own retry timers."),
     cfg.FloatOpt("power_poll_interval", default=2.0, min=0.1,
                  help="Seconds between power-state polls while confirming power-off."),
     cfg.StrOpt("ceph_conf", default="/etc/ceph/ceph.conf", help="ceph.conf for blocklisting."),

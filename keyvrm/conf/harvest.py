@@ -12,14 +12,12 @@ opts = [
     cfg.StrOpt("cloud", default="",
                help="clouds.yaml entry used for the OpenStack session (empty: the [keystone_authtoken]"
                     "-style auth of the environment, OS_* variables)."),
-    cfg.StrOpt("compute_api_version", default="2.95",
-               help="Nova microversion for reads and actions (2.95: evacuated servers end SHUTOFF)."),
-    cfg.StrOpt("placement_api_version", default="1.39", help="Placement microversion."),
     cfg.IntOpt("page_size", default=1000, min=1, help="Page size of paginated list calls."),
     cfg.IntOpt("source_timeout", default=60, min=1,
                help="Seconds one source may take before it is recorded as failed."),
     cfg.StrOpt("region_name", default="RegionOne",
-               help="Name of the region the snapshot describes."),
+               help="Name of the region the snapshot describes (the Keystone region of the "
+                    "endpoints is [cloud] region_name)."),
     cfg.IntOpt("migrations_since", default=86400, min=0,
                help="Only migrations changed in the last this many seconds are read "
                     "(0: all of them)."),

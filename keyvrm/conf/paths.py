@@ -12,8 +12,6 @@ opts = [
                sample_default="~/.local/state/keyvrm",
                help="Directory for KeyVRM's local state: the embedded SQLite database, "
                     "demo output. Overridden by the KEYVRM_STATE_PATH environment variable."),
-    cfg.StrOpt("region_name", default="RegionOne",
-               help="The OpenStack region this KeyVRM instance manages."),
 ]
 
 

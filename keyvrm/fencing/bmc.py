@@ -13,12 +13,14 @@ class BmcFencers:
 
     def __init__(self, credentials: dict, power_check_timeout_s: float,
                  poll_interval_s: float = 1.0, clock: base.Clock = time.time,
-                 sleep: base.Sleep = time.sleep):
+                 sleep: base.Sleep = time.sleep, request_timeout_s: float = 10.0):
         kwargs = dict(power_check_timeout_s=power_check_timeout_s,
                       poll_interval_s=poll_interval_s, clock=clock, sleep=sleep)
         self._credentials = credentials
         self._fencers = {creds.PROTOCOL_IPMI: ipmi.IpmiFencer(credentials, **kwargs),
-                         creds.PROTOCOL_REDFISH: redfish.RedfishFencer(credentials, **kwargs)}
+                         creds.PROTOCOL_REDFISH: redfish.RedfishFencer(
+                             credentials, connect_timeout_s=request_timeout_s, read_timeout_s=request_timeout_s,
+                             **kwargs)}
 
     def __call__(self, host: str) -> base.Fencer:
         """The fencer for ``host``; LookupError when the file has no BMC for it."""

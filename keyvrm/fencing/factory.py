@@ -44,6 +44,7 @@ def fencers_from_conf(conf, app_config: settings.AppConfig, cloud) -> Fencers:
     bmc_fencers = None
     if app_config.ha_fence_bmc:
         bmc_fencers = bmc.BmcFencers(credentials, app_config.ha_power_check_timeout,
-                                     poll_interval_s=conf.fencing.power_poll_interval)
+                                     poll_interval_s=conf.fencing.power_poll_interval,
+                                     request_timeout_s=float(conf.fencing.bmc_request_timeout))
     nova_fencer = nova.NovaFencer(cloud) if app_config.ha_fence_nova else None
     return Fencers(ceph=ceph_fencer, bmc=bmc_fencers, nova=nova_fencer)

@@ -9,13 +9,15 @@ mixing HugePages and ordinary VMs is refused (``mixed_hugepages``).
 Relief. Each overloaded host is relieved on the measures that made it overloaded (the
 score, or the resource at its ceiling) down to a *relief level*: the target limit of that
 measure (``lb_target_max_load``; for a resource its ceiling less the hysteresis
-``lb_overload_threshold - lb_target_max_load``), lowered to the load of the most loaded
-host that is not overloaded (a relieved host does not stay the hottest), never below the
-aggregate's mean. Moves are chosen across all overloaded hosts at once, best first by
-benefit per cost: the overload a VM removes (its share of the measures still above their
-relief level, counted up to what is needed) per GB of RAM a live migration copies plus a
-fixed cost per migration (``MIGRATION_COST_GB``), so a small VM that carries the hot
-resource goes first and one VM that is enough beats two. Targets are tried least loaded
+``lb_overload_threshold - lb_target_max_load``), never below the aggregate's mean: a
+relieved host is under its ceilings and threshold with the hysteresis to spare, where a
+target may also end, and relieving it further would cost migrations that no overload
+asks for. Moves are chosen across all overloaded hosts at once, best first by benefit
+per cost: the load a VM takes off the measures still above their relief level (all of
+its share, not only what is needed: one busy VM that relieves a host well below the
+level beats two that just reach it) per GB of RAM a live migration copies plus a fixed
+cost per migration (``MIGRATION_COST_GB``), so a small VM that carries the hot resource
+goes first. Targets are tried least loaded
 first on the measure relieved; a move is kept only if the target stays <= its limits
 after it (score <= ``lb_target_max_load``, every resource <= its ceiling less the
 hysteresis), the gap between source and target shrinks by at least
@@ -239,21 +241,17 @@ class _Balancer:
                 entries = per_class[cls]
                 del entries[bisect.bisect_left(entries, (values[i], name))]
 
-    def relief_levels(self, overloaded):
+    def relief_levels(self):
         """Per measure, how far an overloaded host is relieved (see the module docstring)."""
         levels = []
-        scored = [(n in overloaded, self.measures_of(n)) for n in self.scores
-                  if self.scores[n] is not None]
+        scored = [self.measures_of(n) for n in self.scores if self.scores[n] is not None]
         for i in range(len(MEASURES)):
-            values = [measures[i] for _, measures in scored if measures[i] is not None]
+            values = [measures[i] for measures in scored if measures[i] is not None]
             limit = self.limits[i]
             if not values or limit is None:
                 levels.append(limit)
                 continue
-            healthy = [measures[i] for hot, measures in scored
-                       if not hot and measures[i] is not None]
-            level = min(limit, max(healthy)) if healthy else limit
-            levels.append(max(sum(values) / len(values), level))
+            levels.append(max(sum(values) / len(values), limit))
         # never above what still counts as overloaded
         levels[SCORE] = min(levels[SCORE], self.cfg.lb_overload_threshold)
         for i, key in enumerate(scoring.METRICS, 1):
@@ -286,9 +284,10 @@ class _Balancer:
         self.sources[name] = source
         self._push(source)
 
-    def _needs(self, source):
+    def _unrelieved(self, source) -> list:
+        """The measures of ``source`` still above their relief level."""
         values = self.measures_of(source.name)
-        return [(i, values[i] - self.relief[i]) for i in source.measures
+        return [i for i in source.measures
                 if values[i] is not None and values[i] - self.relief[i] > _EPS]
 
     def _share(self, vm, name) -> tuple:
@@ -305,13 +304,13 @@ class _Balancer:
 
     def _best(self, source):
         """The best untried VM of ``source`` by benefit per cost: (key, vm, share), or None."""
-        needs = self._needs(source)
+        needs = self._unrelieved(source)
         if not needs:
             return None
         name = source.name
         # syn_score is a weighted mean: what a VM takes off it is the weighted mean of its
         # share, each part at most the host's own utilisation (Load.shifted clamps at 0)
-        terms = self._score_terms(self.loads[name]) if any(i == SCORE for i, _ in needs) else ()
+        terms = self._score_terms(self.loads[name]) if SCORE in needs else ()
         tried = source.tried
         best = None
         for vm in source.movable.values():
@@ -319,7 +318,7 @@ class _Balancer:
                 continue
             share, values = self._share(vm, name)
             benefit = 0.0
-            for i, need in needs:
+            for i in needs:
                 if i == SCORE:
                     part = 0.0
                     for k, weight, have in terms:
@@ -327,7 +326,7 @@ class _Balancer:
                 else:
                     part = values[i - 1] or 0.0
                 if part > 0:
-                    benefit += min(part, need)
+                    benefit += part
             if benefit <= _EPS:
                 continue
             ram_mb = vm.flavor.ram_mb
@@ -566,7 +565,7 @@ def plan_balancing(snapshot, app_config, agg_config, busy: m.BusySet = m.BusySet
     worst = sorted(causes, key=lambda n: (-max(v - limit for _, v, limit in causes[n]), n))
     # what this run acts on comes first: it names the event, not an unscored dead host
     found.insert(0, reasons.overloaded(aggregate, [(n, causes[n]) for n in worst]))
-    balancer.relief_levels(causes)
+    balancer.relief_levels()
     for source in worst:
         if source in busy.hosts:
             found.append(reasons.busy(None, source))

@@ -162,11 +162,35 @@ def test_a_host_at_its_cpu_ceiling_is_overloaded_whatever_its_syn_score():
     plan = _default_plan(hosts, vms)
     assert plan.reasons[0].code == reasons.OVERLOADED
     assert plan.reasons[0].message == "1 hypervisor of %s overloaded: hot cpu 100%% >= ceiling 85%%" % b.AGG
-    # most CPU per GB copied first; relieved down to the aggregate's mean (60%): the cool host
-    # (20%) is below it, so the relief level is the mean, and the idle big VM never moves
-    assert [mv.vm_id for mv in plan.moves] == ["busy-small", "mid"]
+    # most CPU per GB copied first; relieved down to the target limit (ceiling 85 less the
+    # hysteresis 10): one move does it, and the idle big VM never moves
+    assert [mv.vm_id for mv in plan.moves] == ["busy-small"]
     assert plan.moves[0].load.source.cpu_after_pct == pytest.approx(70.0)
-    assert plan.moves[-1].load.source.cpu_after_pct == pytest.approx(55.0)
+
+
+def test_a_relieved_host_stops_under_the_target_limit_not_at_the_coolest_healthy_host():
+    hosts = [b.host("hot", vcpus=40, ram_mb=163840, cpu_pct=95.0, ram_pct=45.0, used_vcpus=40,
+                    used_ram_mb=32768),
+             b.host("warm", vcpus=40, ram_mb=163840, cpu_pct=60.0, ram_pct=45.0),
+             b.host("cold", vcpus=40, ram_mb=163840, cpu_pct=10.0, ram_pct=45.0)]
+    vms = [_measured("v%d" % i, "hot", 9.5, 8192) for i in range(4)]
+    plan = _default_plan(hosts, vms)
+    # 95 - 23.75 = 71.25 <= 75: under its ceiling with the hysteresis to spare, though above
+    # the warm host's 60
+    assert [(mv.source, mv.target) for mv in plan.moves] == [("hot", "cold")]
+    assert plan.moves[0].load.source.cpu_after_pct == pytest.approx(71.25)
+
+
+def test_the_vm_carrying_most_of_the_hot_resource_per_gb_moves_even_beyond_the_need():
+    hosts = [b.host("hot", vcpus=40, ram_mb=163840, cpu_pct=86.0, ram_pct=45.0, used_vcpus=40,
+                    used_ram_mb=24576),
+             b.host("cold", vcpus=40, ram_mb=163840, cpu_pct=10.0, ram_pct=45.0)]
+    # 11 points are needed (86 -> 75): "enough" does just that with 8 GB; "busy" carries 30
+    # points with 16 GB, more CPU per GB copied, so one move relieves far more
+    vms = [_measured("enough", "hot", 4.4, 8192), _measured("busy", "hot", 12, 16384)]
+    plan = _default_plan(hosts, vms)
+    assert [mv.vm_id for mv in plan.moves] == ["busy"]
+    assert plan.moves[0].load.source.cpu_after_pct == pytest.approx(56.0)
 
 
 def test_without_the_ceiling_the_same_host_is_not_overloaded():

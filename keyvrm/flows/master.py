@@ -8,7 +8,7 @@ stored, aggregates synced with Nova); per aggregate, the gate decides NoopFlow, 
 LBFlow or HA+LB, each dispatched with the cycle's snapshot; ExecutorFlows for ``created``
 live migrations an operator started or an earlier cycle left; the cycle is completed with
 the sources that failed (``sources_failed``) and the reason of every aggregate it did not
-process.
+process, or ``all_processed`` when every aggregate ran and every source answered.
 The schedule itself follows ``app_config.period`` in the engine, read at each tick.
 """
 
@@ -30,6 +30,9 @@ LOG = logging.getLogger(__name__)
 
 # A cycle whose snapshot misses a source: its decisions had less evidence (HA fences nothing on it).
 SOURCES_FAILED = "sources_failed"
+# A completed cycle that processed every aggregate with every source answering: its reason says so
+# (each aggregate's run is on its event or the cycle's outcomes), so no finished cycle is without one.
+ALL_PROCESSED = "all_processed"
 
 
 def flow_of(decision) -> str:
@@ -166,8 +169,12 @@ class FinishCycle(steps.FlowTask):
         failed = ["%s failed: %s" % (name, status.get("error") or "no answer")
                   for name, status in sorted(sources.items()) if not status.get("ok")]
         skipped = aggregate_flows.get("not_processed") or []
-        code = SOURCES_FAILED if failed else ("aggregates_not_processed" if skipped else None)
+        code = SOURCES_FAILED if failed else ("aggregates_not_processed" if skipped else ALL_PROCESSED)
         text = "; ".join((["[%s] %s" % (SOURCES_FAILED, ", ".join(failed))] if failed else []) + skipped)
+        if code == ALL_PROCESSED:
+            processed = len(aggregate_flows.get("flows") or {})
+            text = "every aggregate processed (%d): each run's outcome is on its event or the cycle's outcomes" \
+                % processed
         db_api.finish_cycle(db, cycle_id, "completed", reason_code=code, reason=text[:8000] or None,
                             snapshot_id=snapshot_id)
         return "completed"

@@ -276,3 +276,12 @@ def test_runs_with_nothing_to_do_are_recorded_on_the_cycle_not_as_events(make_re
     first = db_api.get_cycle_summary(emb.db, min(c["id"] for c in db_api.page_cycles(emb.db, 10)))
     ran_at = [o for o in first["outcomes"] if o["kind"] == "LB"][0]["ran_at"]
     assert (too_early["next_run_at"] - ran_at).total_seconds() == 180  # lb_period after the last real run
+
+
+def test_a_cycle_that_processed_every_aggregate_says_so(make_region):
+    emb = make_region()
+    emb.configure(app={"enabled": True}, aggregates={HA_AGG: ON, LB_AGG: dict(CPU_LB, marker="LB")})
+    run_cycles(emb, 1)
+    cycle = db_api.page_cycles(emb.db, 1)[0]
+    assert (cycle["status"], cycle["reason_code"]) == ("completed", "all_processed")
+    assert "every aggregate processed (2)" in cycle["reason"]

@@ -3,10 +3,11 @@
 SPEC 5. Detection and the guard are ``planning.ha.detect_failures``; a host is evacuated
 only when ``fencing.step.fence_host`` confirmed it (every enabled fencer proved its
 fence). Round 1 plans every VM of the fenced hosts from the cycle's snapshot; round 2
-re-plans, from a fresh snapshot, only the VMs whose round-1 recommendation failed. An
-emptied host goes to maintenance; one where VMs remain gets KeyVRM's error state and a
-record that its remaining VMs are down with it (a stop is sent only where it can take
-effect, see ``executor.post``). Each step records its reasons on the event, so a run that
+re-plans, from a fresh snapshot, only the VMs whose round-1 recommendation failed or was
+cancelled because its target was lost before Nova was asked. An emptied host goes to
+maintenance; one where VMs remain gets KeyVRM's error state and a record that its
+remaining VMs are down with it (a stop is sent only where it can take effect, see
+``executor.post``). Each step records its reasons on the event, so a run that
 did nothing says why; a run with nothing to do (no failure, hosts already handled) is
 recorded on the cycle instead and its empty event discarded. Every task may run again
 after a crash without repeating what is recorded: the event is found by (cycle,
@@ -171,21 +172,35 @@ class Execute(steps.FlowTask):
         return recommend.run_all(self.resources, recommendation_ids)
 
 
+def _target_lost(rec) -> bool:
+    """Whether the executor cancelled this evacuation because its target became unusable.
+
+    The pre-check found the target down, disabled or full before Nova was asked: the VM is
+    still on its fenced host, so round 2 re-plans it like a failed one. An operator's
+    cancel ("cancelled by ...") and any other cancel are respected.
+    """
+    return rec["status"] == "cancelled" and (rec.get("reason") or "").startswith(
+        "target %s " % rec["target_host"])
+
+
 class PlanSecondRound(steps.FlowTask):
-    """Round 2: the VMs whose round-1 recommendation failed, fresh targets from a fresh snapshot."""
+    """Round 2: the VMs whose round-1 evacuation failed or lost its target, fresh targets from a fresh snapshot."""
 
     def __init__(self, resources):
         super().__init__(resources, "ha_plan_round2", provides="round2_ids")
 
     def execute(self, ha_event_id, aggregate, fenced, round1_statuses, busy_hosts=(), busy_vms=()):
-        failed_ids = [rec_id for rec_id, status in round1_statuses.items() if status == "failed"]
-        if not failed_ids:
+        unfinished = [rec_id for rec_id, status in round1_statuses.items() if status in ("failed", "cancelled")]
+        if not unfinished:
             return []
         res = self.resources
         failed = {}
-        for rec_id in failed_ids:
+        for rec_id in unfinished:
             rec = db_api.get_recommendation(res.db, rec_id)
-            failed[rec["vm_id"]] = (rec["source_host"], rec["target_host"])
+            if rec["status"] == "failed" or _target_lost(rec):
+                failed[rec["vm_id"]] = (rec["source_host"], rec["target_host"])
+        if not failed:
+            return []
         app_config, agg_config = context.configs(res.db, aggregate)
         fresh = harvest.take_snapshot(res, app_config)
         busy = context.busy_now(res.db, busy_hosts, busy_vms, ha_event_id)

@@ -93,8 +93,9 @@ def store_name(group) -> str:
 def store_failure(exc, service_name: str) -> DriverUnavailable:
     """The ``DriverUnavailable`` for a redis-py error while reaching the store."""
     if isinstance(exc, redis_sentinel.MasterNotFoundError):
+        # redis-py appends the repr of every Sentinel connection after " : "; the sentence is enough
         return DriverUnavailable("heartbeat store unavailable: no Sentinel knows a master for "
-                                 "service %r (%s)" % (service_name, exc))
+                                 "service %r (%s)" % (service_name, str(exc).split(" : ")[0]))
     return DriverUnavailable("heartbeat store unavailable (service %r): %s: %s"
                              % (service_name, type(exc).__name__, exc))
 

@@ -1,0 +1,151 @@
+"""``keyvrm-status upgrade check``: is this deployment ready to run (oslo.upgradecheck)?
+
+Checks, each Success, Warning or Failure with what to do:
+
+* **Database schema** is at the revision this code ships (else ``keyvrm-manage db sync``).
+* **No other automatic evacuation or balancing**: the operator guide forbids running
+  KeyVRM beside Masakari's ``instance-ha`` or Watcher's ``resource-optimization`` service;
+  either in the Keystone catalog is a warning (an unreadable catalog too).
+* **Fencing for HA aggregates**: when any aggregate runs HA, at least one fencer is
+  enabled in the business config (``ha_fence_bmc``, ``ha_fence_ceph``, ``ha_fence_nova``).
+* **Storage mode of HA aggregates** is declared (HA waits on an undeclared one).
+* **Metrics source** and **heartbeat source** answer (``[metrics]``, ``[heartbeat]``).
+"""
+
+from __future__ import annotations
+
+from oslo_upgradecheck import common_checks
+from oslo_upgradecheck import upgradecheck
+
+from keyvrm.db import api as db_api
+from keyvrm.db import migration
+from keyvrm.db import session as db_session
+
+Code = upgradecheck.Code
+Result = upgradecheck.Result
+# Service types of the automatic HA and optimisation services KeyVRM must not run beside.
+RIVAL_SERVICES = {"instance-ha": "Masakari", "resource-optimization": "Watcher"}
+
+
+def _catalog_service_types(conf) -> set:
+    """Service types in the Keystone catalog the [cloud] credentials see."""
+    from keyvrm.drivers.cloud import openstack as openstack_driver
+    connection = openstack_driver.connection_from_conf(conf)
+    if connection.session.auth is None:
+        raise LookupError("no credentials: set [cloud] auth_type and its options (or [harvest] cloud)")
+    access = connection.session.auth.get_access(connection.session)
+    return {entry.get("type") for entry in access.service_catalog.catalog}
+
+
+def _metrics_driver(conf):
+    from keyvrm.drivers.metrics import prometheus
+    return prometheus.PrometheusMetricsDriver.from_conf(conf)
+
+
+def _heartbeat_driver(conf):
+    from keyvrm.drivers.heartbeat import sentinel
+    return sentinel.SentinelHeartbeatDriver.from_conf(conf)
+
+
+class Checks(upgradecheck.UpgradeCommands):
+    """KeyVRM's upgrade checks; the catalog and the two sources can be replaced (tests)."""
+
+    def __init__(self, conf, catalog_types=_catalog_service_types, metrics=_metrics_driver,
+                 heartbeat=_heartbeat_driver):
+        super().__init__()
+        self.conf = conf
+        self._catalog_types = catalog_types
+        self._metrics = metrics
+        self._heartbeat = heartbeat
+        self._db = None
+
+    @property
+    def db(self):
+        if self._db is None:
+            self._db = db_session.database_from_conf(self.conf)
+        return self._db
+
+    def _schema_is_current(self) -> bool:
+        return migration.current_revision(self.db.engine) == migration.head_revision()
+
+    def _not_checked(self):
+        return Result(Code.WARNING, "not checked: the database is not at the current schema (see Database schema)")
+
+    def _schema(self):
+        current, head = migration.current_revision(self.db.engine), migration.head_revision()
+        if current == head:
+            return Result(Code.SUCCESS, "at revision %s" % head)
+        return Result(Code.FAILURE, "the database is at revision %s, this code needs %s: run keyvrm-manage "
+                                    "db sync" % (current or "none (empty)", head))
+
+    def _ha_aggregates(self):
+        return [record.config for record in db_api.list_aggregates(self.db) if record.config.runs_ha]
+
+    def _rivals(self):
+        try:
+            types = self._catalog_types(self.conf)
+        except Exception as exc:  # any auth or connection failure: reported, never fatal
+            return Result(Code.WARNING, "could not read the Keystone catalog with the [cloud] credentials: %s"
+                                        % exc)
+        found = sorted("%s (%s)" % (RIVAL_SERVICES[t], t) for t in types if t in RIVAL_SERVICES)
+        if found:
+            return Result(Code.WARNING, "%s in the catalog: run only one automatic evacuation and balancing "
+                                        "service per region (disable it, or keep its aggregates NOOP in "
+                                        "KeyVRM)" % " and ".join(found))
+        return Result(Code.SUCCESS, None)
+
+    def _fencers(self):
+        if not self._schema_is_current():
+            return self._not_checked()
+        ha = self._ha_aggregates()
+        if not ha:
+            return Result(Code.SUCCESS, "no aggregate runs HA")
+        app = db_api.get_app_config(self.db)
+        enabled = [name for name in ("bmc", "ceph", "nova") if getattr(app, "ha_fence_" + name)]
+        if enabled:
+            return Result(Code.SUCCESS, "fencers enabled: %s" % ", ".join(enabled))
+        return Result(Code.FAILURE, "aggregates %s run HA but no fencer is enabled: HA will fence nothing and "
+                                    "evacuate nothing (set ha_fence_nova, ha_fence_bmc or ha_fence_ceph)"
+                                    % ", ".join(sorted(a.name for a in ha)))
+
+    def _storage_modes(self):
+        if not self._schema_is_current():
+            return self._not_checked()
+        undeclared = sorted(a.name for a in self._ha_aggregates() if not a.storage_mode)
+        if undeclared:
+            return Result(Code.WARNING, "HA waits on aggregates %s until their storage_mode is declared "
+                                        "(openstack keyvrm aggregate set NAME --storage-mode shared|local|none)"
+                                        % ", ".join(undeclared))
+        return Result(Code.SUCCESS, None)
+
+    def _metrics_source(self):
+        try:
+            hosts = self._metrics(self.conf).host_metrics()
+        except Exception as exc:
+            return Result(Code.FAILURE, "the metrics source did not answer: %s" % exc)
+        if not hosts:
+            return Result(Code.WARNING, "the metrics source answered with no hypervisor: LB will find no load")
+        return Result(Code.SUCCESS, "metrics for %d hypervisors" % len(hosts))
+
+    def _heartbeat_source(self):
+        try:
+            beats = self._heartbeat(self.conf).last_heartbeats()
+        except Exception as exc:
+            return Result(Code.FAILURE, "the heartbeat source did not answer: %s" % exc)
+        if not beats:
+            return Result(Code.WARNING, "no heartbeat recorded yet: is keyvrm-heartbeat-agent running on the "
+                                        "computes?")
+        return Result(Code.SUCCESS, "heartbeats of %d hypervisors" % len(beats))
+
+    def _policy_file(self):
+        return common_checks.check_policy_json(self, self.conf)
+
+    _upgrade_checks = (
+        ("Database schema", _schema),
+        ("No other automatic evacuation or balancing", _rivals),
+        ("Fencing for HA aggregates", _fencers),
+        ("Storage mode of HA aggregates", _storage_modes),
+        ("Metrics source", _metrics_source),
+        ("Heartbeat source", _heartbeat_source),
+        ("Policy file in YAML", _policy_file),
+    )

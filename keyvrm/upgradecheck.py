@@ -118,24 +118,24 @@ class Checks(upgradecheck.UpgradeCommands):
                                         % ", ".join(undeclared))
         return Result(Code.SUCCESS, None)
 
-    def _metrics_source(self):
+    @staticmethod
+    def _source(what, read, empty):
+        """Failure if ``read`` raises, ``empty`` (a warning) if it finds no hypervisor, else how many."""
         try:
-            hosts = self._metrics(self.conf).host_metrics()
-        except Exception as exc:
-            return Result(Code.FAILURE, "the metrics source did not answer: %s" % exc)
-        if not hosts:
-            return Result(Code.WARNING, "the metrics source answered with no hypervisor: LB will find no load")
-        return Result(Code.SUCCESS, "metrics for %d hypervisors" % len(hosts))
+            found = read()
+        except Exception as exc:  # any driver error: the source does not answer
+            return Result(Code.FAILURE, "the %s source did not answer: %s" % (what, exc))
+        if not found:
+            return Result(Code.WARNING, empty)
+        return Result(Code.SUCCESS, "%s for %d hypervisors" % (what, len(found)))
+
+    def _metrics_source(self):
+        return self._source("metrics", lambda: self._metrics(self.conf).host_metrics(),
+                            "the metrics source answered with no hypervisor: LB will find no load")
 
     def _heartbeat_source(self):
-        try:
-            beats = self._heartbeat(self.conf).last_heartbeats()
-        except Exception as exc:
-            return Result(Code.FAILURE, "the heartbeat source did not answer: %s" % exc)
-        if not beats:
-            return Result(Code.WARNING, "no heartbeat recorded yet: is keyvrm-heartbeat-agent running on the "
-                                        "computes?")
-        return Result(Code.SUCCESS, "heartbeats of %d hypervisors" % len(beats))
+        return self._source("heartbeat", lambda: self._heartbeat(self.conf).last_heartbeats(),
+                            "no heartbeat recorded yet: is keyvrm-heartbeat-agent running on the computes?")
 
     def _policy_file(self):
         return common_checks.check_policy_json(self, self.conf)

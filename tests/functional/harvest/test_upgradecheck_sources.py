@@ -36,7 +36,7 @@ def test_real_sources_answer_and_a_closed_port_fails(tmp_path, tsdb, shared_sent
     metrics, heartbeat = checks._metrics_source(), checks._heartbeat_source()
     assert metrics.code in (Code.SUCCESS, Code.WARNING)  # one sample gives no rate yet: answered, maybe empty
     assert "did not answer" not in (metrics.details or "")
-    assert heartbeat.code == Code.SUCCESS and heartbeat.details.startswith("heartbeats of ")
+    assert heartbeat.code == Code.SUCCESS and heartbeat.details.startswith("heartbeat for ")
     closed = _checks(tmp_path, "http://127.0.0.1:1", ["127.0.0.1:1"])
     assert closed._metrics_source().code == Code.FAILURE
     silent = closed._heartbeat_source()

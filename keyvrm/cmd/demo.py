@@ -34,8 +34,7 @@ from keyvrm.simulator import scenario
 API_PORT = next(opt.default for opt in api_conf.opts if opt.name == "port")
 
 LOG = logging.getLogger(__name__)
-DEFAULT_SCENARIO = os.path.join(os.path.dirname(__file__), "..", "..", "etc", "keyvrm", "scenarios",
-                                "demo-embedded.yaml")
+DEFAULT_SCENARIO = scenario.shipped("demo-embedded")
 # The demo's business config: KeyVRM on, LB runs by itself; first aggregate HA, second HA+LB
 # balancing CPU first (the scenario overloads CPU), LB at most every 5 minutes. Both declare
 # shared instance storage (Ceph RBD, as most clouds): image-backed VMs keep their disks.

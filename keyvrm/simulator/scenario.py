@@ -566,6 +566,14 @@ def _timeline_entry(scenario, index, item) -> FaultEntry:
     return FaultEntry(index, parse_duration_s(item["at"]), kind, selector, params)
 
 
+SHIPPED_DIR = os.path.join(os.path.dirname(__file__), "scenarios")
+
+
+def shipped(name: str) -> str:
+    """The path of scenario ``name`` shipped with KeyVRM (package data: demo-embedded, demo-small, ...)."""
+    return os.path.join(SHIPPED_DIR, name + ".yaml")
+
+
 def load(path: str) -> Scenario:
     """Read and validate the scenario file at ``path``."""
     try:

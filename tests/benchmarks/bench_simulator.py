@@ -11,15 +11,13 @@ Usage: python tests/benchmarks/bench_simulator.py [--repeat N]
 
 import argparse
 import json
-import os
 import resource
 import statistics
 import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-DEMO = os.path.join(HERE, "..", "..", "etc", "keyvrm", "scenarios", "demo-small.yaml")
+DEMO = "demo-small"  # shipped with keyvrm.simulator (scenario.shipped)
 
 
 def _measure_generation(hosts):
@@ -52,7 +50,7 @@ def _measure_generation(hosts):
 def _measure_demo():
     from keyvrm.simulator import scenario
     start = time.perf_counter()
-    _, summary = scenario.load(DEMO).run(3600)
+    _, summary = scenario.load(scenario.shipped(DEMO)).run(3600)
     return {"demo_hour_s": time.perf_counter() - start,
             "expectations_met": not summary["expectations_failed"],
             "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}

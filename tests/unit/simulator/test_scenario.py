@@ -11,8 +11,7 @@ from keyvrm.simulator import inventory
 from keyvrm.simulator import region as r
 from keyvrm.simulator import scenario
 
-SCENARIOS = os.path.join(os.path.dirname(__file__), "..", "..", "..", "etc", "keyvrm",
-                         "scenarios")
+SCENARIOS = scenario.SHIPPED_DIR
 
 BASE = """\
 name: t
@@ -131,3 +130,10 @@ def test_unquoted_yaml_off_is_explained():
 def test_expectation_with_unknown_host_state_is_refused():
     err = _error(BASE + "expectations:\n  hosts_by_state: {dead: 1}\n")
     assert err.field == "expectations.hosts_by_state"
+
+
+def test_the_demo_scenarios_ship_inside_the_package_not_the_source_tree():
+    from keyvrm.cmd import demo
+    package = os.path.dirname(os.path.abspath(scenario.__file__))
+    assert os.path.abspath(demo.DEFAULT_SCENARIO).startswith(package + os.sep)
+    assert scenario.load(demo.DEFAULT_SCENARIO).name == "demo-embedded"

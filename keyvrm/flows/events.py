@@ -3,7 +3,10 @@
 A flow task may run again after a crash, so opening an event first looks for the one
 this cycle already opened for the aggregate and kind, and a reason already recorded is
 not added twice. The event's ``reason`` is the readable list of every reason of its run
-(``[code] message; ...``); ``reason_code`` is the most telling one (an error code first).
+(``[code] message; ...``); ``reason_code`` is the most telling one: an error code first,
+then what the run found, and only then a note on how it planned (``INFO_CODES``). A settled
+event whose reasons are only notes says ``recommendations_final``: its code agrees with its
+outcome, never "no_filters" for a run whose recommendations all ended.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from keyvrm.planning import reasons as reason_codes
 SETTLED_CODE = "recommendations_final"
 MAX_REASON_CHARS = 8000
 _STATE_RANK = {"healthy": 0, "warning": 1, "error": 2}
+# Notes on how a run planned, not what it found: never an event's code while another applies.
+INFO_CODES = frozenset({reason_codes.NO_FILTERS, reason_codes.FILTER_INPUT_UNKNOWN})
 
 
 def open_event(db, cycle_id, aggregate, kind, marker, snapshot_id) -> str:
@@ -38,12 +43,16 @@ def _code_of(entry: str) -> Optional[str]:
     return None
 
 
-def _best_code(entries) -> Optional[str]:
+def _best_code(entries, fallback: Optional[str] = None) -> Optional[str]:
+    """An error code, else the first finding, else ``fallback``, else the first note."""
     codes = [c for c in (_code_of(e) for e in entries) if c and c != SETTLED_CODE]
     for code in codes:
         if code in reason_codes.ERROR_CODES:
             return code
-    return codes[0] if codes else None
+    findings = [c for c in codes if c not in INFO_CODES]
+    if findings:
+        return findings[0]
+    return fallback or (codes[0] if codes else None)
 
 
 def reason_entry(reason) -> str:
@@ -97,12 +106,12 @@ def settle(db, event_id, at_least: Optional[str] = None) -> Optional[str]:
         return None
     entries = [e for e in _entries(before["reason"]) if _code_of(e) != SETTLED_CODE]
     settled = db_api.get_event_summary(db, event_id)
-    code = _best_code(entries)
+    code = _best_code(entries, fallback=SETTLED_CODE)
     if code in reason_codes.ERROR_CODES:
         at_least = "error"
     if at_least is not None and _STATE_RANK[at_least] > _STATE_RANK[state]:
         state = at_least
     text = "; ".join(["[%s] %s" % (SETTLED_CODE, settled["reason"])] + entries)[:MAX_REASON_CHARS]
-    db_api.set_event_status(db, event_id, "completed", state=state, reason_code=code or SETTLED_CODE,
+    db_api.set_event_status(db, event_id, "completed", state=state, reason_code=code,
                             reason=text)
     return state

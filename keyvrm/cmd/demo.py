@@ -196,7 +196,7 @@ def main(argv=None, out=None) -> int:
         out.write(json.dumps(result, sort_keys=True, default=str) + "\n")
     else:
         out.write(demo_summary.render(result) + "\n")
-        out.write("plot: %s\n" % result["plot"])
+        out.write("plot: %s\n" % (result["plot"] or "none (matplotlib is not installed: pip install keyvrm[demo])"))
     return 0
 
 

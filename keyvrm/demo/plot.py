@@ -1,15 +1,26 @@
-"""The demo's PNG: per-host syn_score before and after LB, and the evacuation timeline."""
+"""The demo's PNG: per-host syn_score before and after LB, and the evacuation timeline.
+
+matplotlib is the ``keyvrm[demo]`` extra; without it the demo runs and writes no picture.
+"""
 
 from __future__ import annotations
 
-import matplotlib
-
-matplotlib.use("Agg")
-from matplotlib import pyplot  # noqa: E402  (the backend must be chosen first)
+from typing import Optional
 
 
-def write_plot(path: str, summary: dict) -> str:
-    """Draw the two panels from a demo summary into ``path``; returns the path."""
+def _pyplot():
+    import matplotlib
+    matplotlib.use("Agg")  # before pyplot: no display
+    from matplotlib import pyplot
+    return pyplot
+
+
+def write_plot(path: str, summary: dict) -> Optional[str]:
+    """Draw the two panels from a demo summary into ``path``; the path, or None without matplotlib."""
+    try:
+        pyplot = _pyplot()
+    except ImportError:
+        return None
     figure, (bars, timeline) = pyplot.subplots(1, 2, figsize=(13, 5))
     lb = summary.get("lb")
     if lb:

@@ -1,11 +1,19 @@
-"""Chooses the BMC fencer (IPMI or Redfish) of a host from its credentials."""
+"""Chooses the BMC fencer (IPMI or Redfish) of a host from its credentials.
 
+Each protocol's library is an extra (``keyvrm[ipmi]``: pyghmi, ``keyvrm[redfish]``:
+sushy), imported when a host first needs it: a deployment without one fails to fence
+those hosts, naming the extra, and runs everything else.
+"""
+
+import importlib
 import time
 
 from keyvrm.fencing import base
 from keyvrm.fencing import credentials as creds
-from keyvrm.fencing import ipmi
-from keyvrm.fencing import redfish
+
+# protocol -> (module of its fencer, fencer class, library, extra that installs it)
+PROTOCOLS = {creds.PROTOCOL_IPMI: ("keyvrm.fencing.ipmi", "IpmiFencer", "pyghmi", "ipmi"),
+             creds.PROTOCOL_REDFISH: ("keyvrm.fencing.redfish", "RedfishFencer", "sushy", "redfish")}
 
 
 class BmcFencers:
@@ -14,17 +22,29 @@ class BmcFencers:
     def __init__(self, credentials: dict, power_check_timeout_s: float,
                  poll_interval_s: float = 1.0, clock: base.Clock = time.time,
                  sleep: base.Sleep = time.sleep, request_timeout_s: float = 10.0):
-        kwargs = dict(power_check_timeout_s=power_check_timeout_s,
-                      poll_interval_s=poll_interval_s, clock=clock, sleep=sleep)
+        self._kwargs = {creds.PROTOCOL_IPMI: {},
+                        creds.PROTOCOL_REDFISH: dict(connect_timeout_s=request_timeout_s,
+                                                     read_timeout_s=request_timeout_s)}
+        for extra in self._kwargs.values():
+            extra.update(power_check_timeout_s=power_check_timeout_s, poll_interval_s=poll_interval_s,
+                         clock=clock, sleep=sleep)
         self._credentials = credentials
-        self._fencers = {creds.PROTOCOL_IPMI: ipmi.IpmiFencer(credentials, **kwargs),
-                         creds.PROTOCOL_REDFISH: redfish.RedfishFencer(
-                             credentials, connect_timeout_s=request_timeout_s, read_timeout_s=request_timeout_s,
-                             **kwargs)}
+        self._fencers = {}
 
     def __call__(self, host: str) -> base.Fencer:
         """The fencer for ``host``; LookupError when the file has no BMC for it."""
         entry = self._credentials.get(host)
         if entry is None or entry.bmc is None:
             raise LookupError(f"no BMC credentials for host {host}")
-        return self._fencers[entry.bmc.protocol]
+        protocol = entry.bmc.protocol
+        if protocol not in self._fencers:
+            self._fencers[protocol] = self._build(protocol)
+        return self._fencers[protocol]
+
+    def _build(self, protocol):
+        module_name, class_name, library, extra = PROTOCOLS[protocol]
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as exc:
+            raise LookupError(f"{protocol} fencing needs {library}: install keyvrm[{extra}] ({exc})") from exc
+        return getattr(module, class_name)(self._credentials, **self._kwargs[protocol])

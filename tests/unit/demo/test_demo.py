@@ -5,6 +5,7 @@ import json
 import os
 import signal
 import socket
+import sys
 import threading
 import time
 import urllib.request
@@ -84,3 +85,10 @@ def test_config_file_prepares_business_config_and_a_bad_field_is_named(tmp_path,
     assert demo.main(["--json", "--hosts", "10", "--config", str(bad), "--state-path", state],
                      out=io.StringIO()) == 2
     assert "lb_period" in capsys.readouterr().err
+
+
+def test_without_matplotlib_the_demo_writes_no_picture_and_says_none(tmp_path, monkeypatch):
+    from keyvrm.demo import plot
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if keyvrm[demo] were not installed
+    assert plot.write_plot(str(tmp_path / "demo.png"), {}) is None
+    assert not (tmp_path / "demo.png").exists()

@@ -1,5 +1,7 @@
 """Fencers built from the deployment config: only the enabled ones, credentials only if needed."""
 
+import sys
+
 from oslo_config import cfg
 import pytest
 
@@ -50,6 +52,17 @@ def test_enabled_bmc_fencer_follows_each_hosts_protocol(tmp_path):
     assert isinstance(fencers.bmc("cmp-1"), ipmi.IpmiFencer)
     assert isinstance(fencers.bmc("cmp-2"), redfish.RedfishFencer)
     assert fencers.ceph is not None and fencers.nova is None
+
+
+def test_a_missing_protocol_library_fails_only_its_hosts_naming_the_extra(tmp_path, monkeypatch):
+    path = tmp_path / "fencing.yaml"
+    path.write_text(CREDENTIALS)
+    monkeypatch.delitem(sys.modules, "keyvrm.fencing.ipmi")
+    monkeypatch.setitem(sys.modules, "pyghmi", None)  # as if keyvrm[ipmi] were not installed
+    fencers = factory.fencers_from_conf(_conf(path), settings.AppConfig(ha_fence_bmc=True), _cloud())
+    with pytest.raises(LookupError, match=r"ipmi fencing needs pyghmi: install keyvrm\[ipmi\]"):
+        fencers.bmc("cmp-1")
+    assert isinstance(fencers.bmc("cmp-2"), redfish.RedfishFencer)
 
 
 def test_bad_credentials_file_is_refused_naming_the_field(tmp_path):

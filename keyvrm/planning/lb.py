@@ -26,11 +26,12 @@ cool-down VMs, busy hosts, capacity, server groups and the Nova filters allow it
 ``max_moves_per_host`` moves touch one host (as source or target) per plan.
 
 Cost. A VM that finds no target is not tried again unless a host became a possible
-target since (a relieved host); target scans stop where no later host can pass the
-target limit or the gain check (per class of hosts of equal capacity). When an
-overloaded host gets no move, its ``no_target`` reason counts the checks that failed
-over every (VM, candidate host) pair tried; hosts past a scan's end are counted under
-the check that ended it.
+target since (a relieved host); hosts already above a target limit are left out of the
+scans, which stop where no later host can pass the target limit or the gain check (per
+class of hosts of equal capacity). When an overloaded host gets no move, its
+``no_target`` reason counts the checks that failed over every (VM, candidate host) pair
+tried; hosts past a scan's end are counted under the check that ended it, hosts left out
+under the first limit they are above (sources are not counted).
 """
 
 from __future__ import annotations
@@ -40,10 +41,12 @@ import collections
 import dataclasses
 import heapq
 import itertools
+import operator
 from typing import Optional
 
 from keyvrm.model import snapshot as m
 from keyvrm.planning.context import build_context
+from keyvrm.planning import gc_pause
 from keyvrm.planning.plan import HostLoadCalc
 from keyvrm.planning.plan import LIVE_MIGRATE
 from keyvrm.planning.plan import LoadCalculation
@@ -72,6 +75,8 @@ MEASURES = ("syn_score",) + scoring.METRICS
 _EPS = 1e-9
 _TOP = "\uffff"
 _UNIT = scoring.Load(1.0, 1.0, 1.0, 1.0)  # rescaled, it gives the capacity ratios
+_EXTRA_SPECS = operator.attrgetter("flavor.extra_specs")
+_PAGE_SPEC = operator.methodcaller("get", "hw:mem_page_size")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -102,14 +107,14 @@ def hugepages_mix(vms) -> tuple:
     The request is read once per distinct flavor ``hw:mem_page_size`` value (a flavor's
     page request depends on that extra spec only).
     """
-    flavors = {}
-    per_value = collections.Counter()
-    for vm in vms:
-        value = vm.flavor.extra_specs.get("hw:mem_page_size")
-        per_value[value] += 1
-        flavors.setdefault(value, vm.flavor)
-    huge = sum(count for value, count in per_value.items() if hugepages.wants_hugepages(
-        hugepages.requested_page_size(flavors[value])))
+    per_value = collections.Counter(map(_PAGE_SPEC, map(_EXTRA_SPECS, vms)))
+    huge = 0
+    for value, count in per_value.items():
+        if value is None:
+            continue  # no page request
+        flavor = next(vm.flavor for vm in vms if _PAGE_SPEC(vm.flavor.extra_specs) == value)
+        if hugepages.wants_hugepages(hugepages.requested_page_size(flavor)):
+            huge += count
     return huge, len(vms) - huge
 
 
@@ -181,7 +186,7 @@ class _Balancer:
         self.hyper = {h.name: h for h in ctx.hosts}
         self.loads = {h.name: scoring.load_of(h) for h in ctx.hosts}
         self.scores = {n: scoring.syn_score(load, self.weights) for n, load in self.loads.items()}
-        self.vms = {n: {vm.id: vm for vm in vms} for n, vms in ctx.vms_by_host.items()}
+        self._vms = {}  # host -> {VM id: VM} now, for the hosts this plan touched
         self.limits = (agg_config.lb_target_max_load,) + tuple(
             agg_config.lb_target_ceiling(key) for key in scoring.METRICS)
         self.moved = dict.fromkeys(self.hyper, 0)
@@ -197,6 +202,10 @@ class _Balancer:
         # measure -> class -> [(value, host)] of possible targets, sorted; kept for the
         # measures sources are relieved on only (see _build_lists)
         self.lists = [None for _ in MEASURES]
+        # hosts already above a target limit, out of the lists: host -> that limit's name;
+        # per name, how many of them are not sources (each placement counts them)
+        self._closed = {}
+        self.closed = collections.Counter()
         self.ineligible = {selector_mod.BUSY_HOST: 0, selector_mod.OFFLINE: 0}
         for h in ctx.hosts:
             if self.scores[h.name] is None:
@@ -209,6 +218,13 @@ class _Balancer:
                 load = self.loads[h.name]
                 cls = self._class[h.name] = (_capacities(h), tuple(v is None for v in load.values()))
                 self._rep.setdefault(cls, h)
+
+    def vms_on(self, name) -> dict:
+        """The VMs on host ``name`` now, by id, in host order."""
+        vms = self._vms.get(name)
+        if vms is None:
+            vms = self._vms[name] = {vm.id: vm for vm in self.ctx.vms_by_host[name]}
+        return vms
 
     def measures_of(self, name) -> tuple:
         return (self.scores[name],) + self.loads[name].values()
@@ -225,15 +241,36 @@ class _Balancer:
                 entries.sort()
 
     def _insert(self, name, grow=bisect.insort):
-        cls = self._class[name]
         values = self.measures_of(name)
+        closed = self._closing_limit(values)
+        if closed is not None:
+            self._closed[name] = closed
+            if name not in self.sources:
+                self.closed[closed] += 1
+            return
+        cls = self._class[name]
         for i, per_class in enumerate(self.lists):
             if per_class is not None and values[i] is not None:
                 grow(per_class.setdefault(cls, []), (values[i], name))
 
+    def _closing_limit(self, values) -> Optional[str]:
+        """The first target limit (in the order targets are checked) ``values`` are above.
+
+        A host above one takes no VM: a VM's share only adds to every measure.
+        """
+        for i, (value, limit) in enumerate(zip(values, self.limits)):
+            if limit is not None and value is not None and value > limit:
+                return self._limit_name(i)
+        return None
+
     def _remove(self, name):
         cls = self._class.get(name)
         if cls is None:
+            return
+        closed = self._closed.pop(name, None)
+        if closed is not None:
+            if name not in self.sources:
+                self.closed[closed] -= 1
             return
         values = self.measures_of(name)
         for i, per_class in enumerate(self.lists):
@@ -273,7 +310,7 @@ class _Balancer:
 
     def add_source(self, name, causes):
         movable = {}
-        for vm in self.vms[name].values():
+        for vm in self.vms_on(name).values():
             why = self._skip_reason(vm, name)
             if why is None:
                 movable[vm.id] = vm
@@ -292,7 +329,7 @@ class _Balancer:
 
     def _share(self, vm, name) -> tuple:
         """(``vm``'s share of host ``name`` as a Load, its values), computed once."""
-        count = len(self.vms[name])
+        count = len(self.vms_on(name))
         # the VM count only enters an estimated network share (scoring.vm_share)
         measured = vm.metrics is not None and vm.metrics.net_mbps is not None
         key = (vm.id, name) if measured else (vm.id, name, count)
@@ -437,7 +474,7 @@ class _Balancer:
                 check = self._limit_name(order)
                 rejections[check] = rejections.get(check, 0) + end - limit_end
             scans.append(_tagged(itertools.islice(entries, gain_end), cls))
-        for check, count in self.ineligible.items():
+        for check, count in itertools.chain(self.ineligible.items(), self.closed.items()):
             if count:
                 rejections[check] = rejections.get(check, 0) + count
         for _, target, cls in heapq.merge(*scans):
@@ -513,8 +550,8 @@ class _Balancer:
             self.moved[host] += 1
             if self.moved[host] < self.max_moves and host in self._class:
                 self._insert(host)
-        del self.vms[name][vm.id]
-        self.vms[target][vm.id] = vm
+        del self.vms_on(name)[vm.id]
+        self.vms_on(target)[vm.id] = vm
         del source.movable[vm.id]
         self.moves.append(PlannedMove(vm.id, LIVE_MIGRATE, name, target, load=calc,
                                       ram_mb=vm.flavor.ram_mb))
@@ -537,12 +574,21 @@ def plan_balancing(snapshot, app_config, agg_config, busy: m.BusySet = m.BusySet
 
     ``recent_moves`` maps VM id to when KeyVRM last moved it; such a VM stays put until
     ``cooldown_s`` has passed at ``now_s``, and is never planned from a snapshot taken
-    before that move (its load there is where it was).
+    before that move (its load there is where it was). The cyclic garbage collector is
+    paused meanwhile (see gc_pause).
     """
+    with gc_pause.cycle_collection_paused():
+        return _plan_balancing(snapshot, app_config, agg_config, busy, recent_moves, now_s,
+                               cooldown_s, min_improvement_pct, max_moves_per_host, index,
+                               filter_options)
+
+
+def _plan_balancing(snapshot, app_config, agg_config, busy, recent_moves, now_s, cooldown_s,
+                    min_improvement_pct, max_moves_per_host, index, filter_options) -> Plan:
     ctx = build_context(snapshot, agg_config.name, app_config.nova_filters, busy, index,
                         filter_options)
     aggregate = agg_config.name
-    huge, ordinary = hugepages_mix([vm for vms in ctx.vms_by_host.values() for vm in vms])
+    huge, ordinary = hugepages_mix(list(itertools.chain.from_iterable(ctx.vms_by_host.values())))
     if huge and ordinary:
         return Plan((), (reasons.mixed_hugepages(aggregate, huge, ordinary),))
     cooled = {vm_id: at >= snapshot.taken_at for vm_id, at in (recent_moves or {}).items()

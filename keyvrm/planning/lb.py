@@ -327,10 +327,12 @@ class _Balancer:
         return [i for i in source.measures
                 if values[i] is not None and values[i] - self.relief[i] > _EPS]
 
-    def _share(self, vm, name) -> tuple:
-        """(``vm``'s share of host ``name`` as a Load, its values), computed once."""
-        count = len(self.vms_on(name))
-        # the VM count only enters an estimated network share (scoring.vm_share)
+    def _share(self, vm, name, count) -> tuple:
+        """(``vm``'s share of host ``name``, which has ``count`` VMs, as a Load, its values).
+
+        Computed once per VM and host (and count, which only an estimated network share
+        reads: see scoring.vm_share).
+        """
         measured = vm.metrics is not None and vm.metrics.net_mbps is not None
         key = (vm.id, name) if measured else (vm.id, name, count)
         found = self._shares.get(key)
@@ -349,11 +351,12 @@ class _Balancer:
         # share, each part at most the host's own utilisation (Load.shifted clamps at 0)
         terms = self._score_terms(self.loads[name]) if SCORE in needs else ()
         tried = source.tried
+        count = len(self.vms_on(name))
         best = None
         for vm in source.movable.values():
             if vm.id in tried:
                 continue
-            share, values = self._share(vm, name)
+            share, values = self._share(vm, name, count)
             benefit = 0.0
             for i in needs:
                 if i == SCORE:

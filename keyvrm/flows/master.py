@@ -33,6 +33,8 @@ SOURCES_FAILED = "sources_failed"
 # A completed cycle that processed every aggregate with every source answering: its reason says so
 # (each aggregate's run is on its event or the cycle's outcomes), so no finished cycle is without one.
 ALL_PROCESSED = "all_processed"
+# Events waiting for an operator that one cycle looks at (oldest first) to settle those whose work ended.
+WAITING_EVENTS_PER_CYCLE = 1000
 
 
 def flow_of(decision) -> str:
@@ -79,7 +81,12 @@ class ReadConfig(steps.FlowTask):
 
 
 class CancelExpiredManual(steps.FlowTask):
-    """Cancel manual recommendations not started within ``executor_manual_action_timeout``."""
+    """Cancel manual recommendations not started within ``executor_manual_action_timeout``; settle their events.
+
+    Also settles every event still waiting for an operator (``manual_action``) whose
+    recommendations all ended meanwhile, e.g. cancelled through the API: the API records
+    the cancel and casts to the engine, and a lost cast must not leave the event open.
+    """
 
     def __init__(self, resources):
         super().__init__(resources, "cancel_expired_manual", provides="cancelled_manual")
@@ -90,7 +97,9 @@ class CancelExpiredManual(steps.FlowTask):
         res = self.resources
         timeout_s = db_api.get_app_config(res.db).executor_manual_action_timeout * 60.0
         cancelled = manual.cancel_expired_manual(res.db, res.clock.time(), timeout_s)
-        for event_id in {db_api.get_recommendation(res.db, rec_id)["event_id"] for rec_id in cancelled}:
+        waiting = {e["id"] for e in db_api.page_events(res.db, WAITING_EVENTS_PER_CYCLE, status="manual_action",
+                                                       sort_dir="asc")}
+        for event_id in {db_api.get_recommendation(res.db, rec_id)["event_id"] for rec_id in cancelled} | waiting:
             events.settle(res.db, event_id)
         return cancelled
 

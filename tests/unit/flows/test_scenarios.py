@@ -285,3 +285,18 @@ def test_a_cycle_that_processed_every_aggregate_says_so(make_region):
     cycle = db_api.page_cycles(emb.db, 1)[0]
     assert (cycle["status"], cycle["reason_code"]) == ("completed", "all_processed")
     assert "every aggregate processed (2)" in cycle["reason"]
+
+
+def test_an_event_whose_manual_recommendations_an_operator_cancelled_is_settled_by_the_next_cycle(make_region):
+    emb = make_region(overloads("cmp-00005"))
+    emb.configure(app={"enabled": True, "lb_recommendations_auto_run": False},
+                  aggregates={LB_AGG: dict(CPU_LB, marker="LB", lb_period=60)})
+    run_cycles(emb, 2)
+    waiting = [r for r in db_api.list_recommendations(emb.db) if r["status"] == "manual_action"]
+    assert waiting, "LB recommended nothing"
+    for rec in waiting:  # what the API records; its cast to the engine is lost
+        db_api.request_recommendation_cancel(emb.db, rec["id"], "admin")
+    run_cycles(emb, 1)
+    event = db_api.get_event_summary(emb.db, waiting[0]["event_id"])
+    assert (event["status"], event["state"], event["reason_code"]) == ("completed", "warning", "overloaded")
+    assert "[recommendations_final] %d cancelled" % len(waiting) in event["reason"]

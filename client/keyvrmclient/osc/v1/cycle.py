@@ -2,7 +2,7 @@
 
 from osc_lib.command import command
 
-from keyvrm.osc.v1 import common
+from keyvrmclient.osc.v1 import common
 
 LIST_COLUMNS = ("id", "status", "reason_code", "reason", "snapshot_id", "started_at", "finished_at")
 

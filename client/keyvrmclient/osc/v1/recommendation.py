@@ -2,7 +2,7 @@
 
 from osc_lib.command import command
 
-from keyvrm.osc.v1 import common
+from keyvrmclient.osc.v1 import common
 
 LIST_COLUMNS = ("id", "event_id", "action", "vm_id", "source_host", "target_host", "status", "attempts")
 

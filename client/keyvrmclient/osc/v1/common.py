@@ -4,7 +4,7 @@ from osc_lib.cli import format_columns
 from osc_lib.command import command
 from osc_lib import exceptions
 
-from keyvrm.client import v1 as client_v1
+from keyvrmclient import v1 as client_v1
 
 
 def client(command):

@@ -2,12 +2,12 @@
 
 from osc_lib import utils
 
-from keyvrm.client import v1
+from keyvrmclient import v1
 
 API_NAME = "keyvrm"
 API_VERSION_OPTION = "os_keyvrm_api_version"
 DEFAULT_API_VERSION = "1"
-API_VERSIONS = {"1": "keyvrm.client.v1.Client"}
+API_VERSIONS = {"1": "keyvrmclient.v1.Client"}
 
 
 def make_client(instance):

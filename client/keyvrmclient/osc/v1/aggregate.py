@@ -2,7 +2,7 @@
 
 from osc_lib.command import command
 
-from keyvrm.osc.v1 import common
+from keyvrmclient.osc.v1 import common
 
 LIST_COLUMNS = ("name", "availability_zone", "marker", "no_op_mode", "no_op_reason", "last_event_state")
 

@@ -2,7 +2,7 @@
 
 from osc_lib.command import command
 
-from keyvrm.osc.v1 import common
+from keyvrmclient.osc.v1 import common
 
 LIST_COLUMNS = ("host", "state", "state_since", "reason", "aggregates", "event_id")
 STATES = ("ok", "fencing", "fenced", "evacuating", "maintenance", "error", "restoring")

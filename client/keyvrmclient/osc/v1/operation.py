@@ -1,6 +1,6 @@
 """`openstack keyvrm operation list`."""
 
-from keyvrm.osc.v1 import common
+from keyvrmclient.osc.v1 import common
 
 
 class ListOperations(common.ListById):

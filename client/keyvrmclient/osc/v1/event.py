@@ -2,7 +2,7 @@
 
 from osc_lib.command import command
 
-from keyvrm.osc.v1 import common
+from keyvrmclient.osc.v1 import common
 
 LIST_COLUMNS = ("id", "aggregate_name", "kind", "marker", "status", "state", "reason", "created_at")
 

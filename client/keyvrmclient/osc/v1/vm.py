@@ -1,6 +1,6 @@
 """`openstack keyvrm vm show|history|unlock`."""
 
-from keyvrm.osc.v1 import common
+from keyvrmclient.osc.v1 import common
 
 
 class ShowVM(common.ShowById):

@@ -2,7 +2,7 @@
 
 from osc_lib.command import command
 
-from keyvrm.osc.v1 import common
+from keyvrmclient.osc.v1 import common
 
 LIST_COLUMNS = ("id", "region", "taken_at", "hypervisor_count", "vm_count", "size_bytes")
 

@@ -1,0 +1,1 @@
+"""keyvrm-dashboard: the Horizon plugin of KeyVRM (Admin -> KeyVRM)."""

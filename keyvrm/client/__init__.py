@@ -1,1 +1,0 @@
-"""Python client of the KeyVRM REST API (used by the `openstack keyvrm` CLI and Horizon)."""

@@ -91,6 +91,21 @@ def complete_event(db, event_id, state: str, found: Iterable = ()) -> None:
                             reason=event["reason"])
 
 
+def _counts_text(reason: Optional[str]) -> str:
+    """The executor's count of final recommendations ("2 succeeded, 1 failed") in ``reason``.
+
+    Two settles of one event may race (the run's own and the cycle's sweep): the one that
+    reads the reason after the other completed the event finds it already prefixed.
+    """
+    prefix = "[%s] " % SETTLED_CODE
+    for entry in _entries(reason):
+        while entry.startswith(prefix):
+            entry = entry[len(prefix):]
+        if _code_of(entry) is None:
+            return entry
+    return "nothing to do"
+
+
 def settle(db, event_id, at_least: Optional[str] = None) -> Optional[str]:
     """Complete the event once its recommendations are final, keeping its run's reasons.
 
@@ -106,12 +121,13 @@ def settle(db, event_id, at_least: Optional[str] = None) -> Optional[str]:
         return None
     entries = [e for e in _entries(before["reason"]) if _code_of(e) != SETTLED_CODE]
     settled = db_api.get_event_summary(db, event_id)
+    counts = _counts_text(settled["reason"])
     code = _best_code(entries, fallback=SETTLED_CODE)
     if code in reason_codes.ERROR_CODES:
         at_least = "error"
     if at_least is not None and _STATE_RANK[at_least] > _STATE_RANK[state]:
         state = at_least
-    text = "; ".join(["[%s] %s" % (SETTLED_CODE, settled["reason"])] + entries)[:MAX_REASON_CHARS]
+    text = "; ".join(["[%s] %s" % (SETTLED_CODE, counts)] + entries)[:MAX_REASON_CHARS]
     db_api.set_event_status(db, event_id, "completed", state=state, reason_code=code,
                             reason=text)
     return state

@@ -35,3 +35,30 @@ def test_a_run_that_created_nothing_names_its_finding_not_the_empty_filters(sqli
     event_id = events.open_event(sqlite_db, None, "agg-1", "LB", "LB", None)
     events.complete_event(sqlite_db, event_id, "healthy", [reasons.no_filters(), reasons.no_overload("agg-1", 80.0)])
     assert db_api.get_event_summary(sqlite_db, event_id)["reason_code"] == "no_overload"
+
+
+def test_two_settles_that_race_leave_one_count_and_each_reason_once(sqlite_db, monkeypatch):
+    event_id = events.open_event(sqlite_db, None, "agg-3", "LB", "LB", None)
+    events.add_reasons(sqlite_db, event_id, [reasons.no_overload("agg-3", 80.0)])
+    moves = (plan.PlannedMove("vm-1", plan.LIVE_MIGRATE, "cmp-1", "cmp-2"),)
+    for rec_id in recommend.create_recommendations(sqlite_db, event_id, moves, auto_run=True):
+        db_api.set_recommendation_status(sqlite_db, rec_id, "running")
+        db_api.set_recommendation_status(sqlite_db, rec_id, "succeeded")
+    stale = db_api.get_event_summary(sqlite_db, event_id)  # what the slower settle read first
+    events.settle(sqlite_db, event_id)
+    real = db_api.get_event_summary
+    reads = []
+
+    def summary(db, eid):
+        reads.append(eid)
+        return stale if len(reads) == 1 else real(db, eid)
+
+    monkeypatch.setattr(db_api, "get_event_summary", summary)
+    # its own completion was overwritten by the faster settle's final write before it read back
+    monkeypatch.setattr(events.executor_events, "settle_event", lambda db, eid: "healthy")
+    events.settle(sqlite_db, event_id)
+    monkeypatch.setattr(db_api, "get_event_summary", real)
+    event = db_api.get_event_summary(sqlite_db, event_id)
+    assert event["reason"].count("[recommendations_final]") == 1
+    assert event["reason"].startswith("[recommendations_final] 1 succeeded; ")
+    assert event["reason"].count("[no_overload]") == 1

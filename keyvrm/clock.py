@@ -4,6 +4,7 @@ Everything that waits or stamps times takes a ``Clock``. Production code uses
 ``WallClock``; the simulator supplies an adapter whose ``sleep`` advances simulated time.
 """
 
+from concurrent import futures
 import time
 import typing
 
@@ -29,3 +30,15 @@ class WallClock:
         """Block the calling thread for ``seconds`` of wall time (no-op when <= 0)."""
         if seconds > 0:
             time.sleep(seconds)
+
+
+def in_threads(calls, workers: int) -> list:
+    """The results of ``calls`` (callables without arguments), run in at most ``workers`` threads, in order."""
+    with futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="keyvrm-side-by-side") as pool:
+        return list(pool.map(lambda call: call(), calls))
+
+
+def side_by_side(clock, calls, workers: int) -> list:
+    """Run ``calls`` side by side as ``clock`` has its waits interleave (its own ``side_by_side``, else threads)."""
+    own = getattr(clock, "side_by_side", None)
+    return own(calls, workers) if own is not None else in_threads(calls, workers)

@@ -28,11 +28,13 @@ from keyvrm.fencing import factory
 from keyvrm.fencing import nova
 from keyvrm.flows import resources as flow_resources
 from keyvrm.harvest import sources
+from keyvrm.simulator import baton
 from keyvrm.simulator import simclock
 
 # Executor waits in the region's time: a poll every 5 s, a retry after 10 s.
 SIM_EXECUTOR = executor_settings.ExecutorSettings(poll_interval_s=5.0, retry_delay_s=10.0)
 SIM_POWER_POLL_S = 2.0  # how often a fencer asks a simulated BMC whether the host is off
+IN_TURN_WORKERS = 256  # flows in turn each keep their thread while waiting: more than ever live at once
 
 
 def engine_conf(connection_url: str, rpc: bool = False) -> cfg.ConfigOpts:
@@ -52,10 +54,12 @@ class EmbeddedRegion:
 
     def __init__(self, region, connection_url: str, *, driven: bool = True, fencers=None,
                  flow_settings: flow_resources.FlowSettings = None, rpc: bool = False,
-                 notifier=None, flows_in_memory: bool = False):
+                 notifier=None, flows_in_memory: bool = False, in_turn: bool = False):
         self.region = region
         self.drivers = simulated.for_region(region)
-        self.clock = simclock.SimTimeClock(region, driven=driven)
+        # in_turn: flows run one at a time on the driven clock (keyvrm.simulator.baton), each in a thread
+        self.baton = baton.Baton(region) if in_turn and driven else None
+        self.clock = simclock.SimTimeClock(region, driven=driven, baton=self.baton)
         self.db = db_api.Database(connection_url, clock=self.clock)  # records on the region's time
         migration.upgrade(self.db.engine)
         self.conf = engine_conf(connection_url, rpc=rpc)
@@ -117,8 +121,9 @@ class EmbeddedRegion:
         self._persistence = persistence.Persistence(self.conf.database.connection,
                                                     in_memory=self.flows_in_memory)
         self._persistence.upgrade()
-        self.dispatcher = dispatch.LocalDispatcher(self.resources, self._persistence,
-                                                   workers=self.conf.engine.executor_workers)
+        workers = IN_TURN_WORKERS if self.baton is not None else self.conf.engine.executor_workers
+        self.dispatcher = dispatch.LocalDispatcher(self.resources, self._persistence, workers=workers,
+                                                   baton=self.baton)
         self.dispatcher.resume_unfinished()
 
     def run_cycle(self, timeout_s: float = 120.0) -> bool:

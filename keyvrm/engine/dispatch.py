@@ -70,8 +70,9 @@ class LocalDispatcher(flow_resources.Dispatcher):
 
     def __init__(self, resources_factory, persistence: engine_persistence.Persistence, *,
                  flows: Optional[Mapping[str, Callable]] = None, workers: int = 4,
-                 listener_factories: Iterable[ListenerFactory] = ()):
+                 listener_factories: Iterable[ListenerFactory] = (), baton=None):
         super().__init__()
+        self._baton = baton  # the simulator's keyvrm.simulator.baton.Baton: one flow runs at a time
         self.persistence = persistence
         self.flows = registry.FLOWS if flows is None else flows
         self._resources = _ResourcesOnce(resources_factory, self)
@@ -120,16 +121,20 @@ class LocalDispatcher(flow_resources.Dispatcher):
                          record.flow_name, record.flow_uuid)
                 return
             self._pending[record.flow_name] = self._pending.get(record.flow_name, 0) + 1
-        self._pool.submit(self._run, record)
+        self._pool.submit(self._run, record, self._baton.admit() if self._baton else None)
 
-    def _run(self, record):
+    def _run(self, record, token=None):
         again = record
         try:
+            if token is not None:
+                self._baton.enter(token)
             while again is not None:
                 again = self._run_once(again)
         except Exception:
             LOG.exception("flow %s (%s) could not run; it stays persisted", record.flow_name, record.flow_uuid)
         finally:
+            if token is not None:
+                self._baton.leave()
             with self._idle:
                 self._pending[record.flow_name] -= 1
                 if not self._pending[record.flow_name]:

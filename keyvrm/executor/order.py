@@ -3,7 +3,9 @@
 Each run waits for its turn before its first request to Nova and gives the turn on once
 it has asked (or ended without asking), so the VM planned first is the first one Nova
 hears of; the runs then proceed in parallel. A run waits at most ``MAX_WAIT_S``: a
-stuck predecessor delays the others, never blocks them.
+stuck predecessor delays the others, never blocks them. On a clock whose flows run in
+turn (``in_turn``: the simulator's baton) a run waits by sleeping on that clock, which
+lets its predecessor run.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import threading
 
 MAX_WAIT_S = 120.0
+TURN_POLL_S = 1.0  # how often a run on an in-turn clock looks whether its turn came
 
 
 class StartOrder:
@@ -23,10 +26,16 @@ class StartOrder:
         self._max_wait_s = max_wait_s
         self._changed = threading.Condition()
 
-    def wait_turn(self, rec_id) -> None:
-        """Block until every run planned before ``rec_id`` asked Nova or ended."""
+    def wait_turn(self, rec_id, clock=None) -> None:
+        """Block until every run planned before ``rec_id`` asked Nova or ended (at most ``max_wait_s``)."""
         turn = self._turn.get(rec_id)
         if turn is None:
+            return
+        if getattr(clock, "in_turn", False):
+            waited = 0.0
+            while self._next < turn and waited < self._max_wait_s:
+                clock.sleep(TURN_POLL_S)
+                waited += TURN_POLL_S
             return
         with self._changed:
             self._changed.wait_for(lambda: self._next >= turn, timeout=self._max_wait_s)

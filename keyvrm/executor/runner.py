@@ -305,7 +305,7 @@ class _Run:
                            started_s=started)
         if attempt == 1:
             self.was_active = vm.status == ACTIVE
-        self.start_order.wait_turn(self.rec["id"])
+        self.start_order.wait_turn(self.rec["id"], self.clock)
         started = self.clock.time()
         try:
             migration = self._ask_nova()

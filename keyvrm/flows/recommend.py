@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from concurrent import futures
 import dataclasses
+import functools
 
+from keyvrm import clock
 from keyvrm.db import api as db_api
 from keyvrm.executor import order
 from keyvrm.flows import executor
@@ -48,7 +49,6 @@ def run_all(resources, recommendation_ids) -> dict:
         return {}
     workers = min(MAX_PARALLEL_RUNS, len(recommendation_ids))
     start_order = order.StartOrder(recommendation_ids)
-    with futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="keyvrm-ha-exec") as pool:
-        statuses = pool.map(lambda rec_id: executor.run_one(resources, rec_id, start_order=start_order),
-                            recommendation_ids)
-        return dict(zip(recommendation_ids, statuses))
+    calls = [functools.partial(executor.run_one, resources, rec_id, start_order=start_order)
+             for rec_id in recommendation_ids]
+    return dict(zip(recommendation_ids, clock.side_by_side(resources.clock, calls, workers)))

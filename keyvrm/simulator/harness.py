@@ -75,7 +75,7 @@ class Harness:
             workdir = self._tmp.name
         self.region = region
         self.emb = embedded.EmbeddedRegion(region, "sqlite:///%s/keyvrm.sqlite" % workdir,
-                                           flows_in_memory=not durable_flows)
+                                           flows_in_memory=not durable_flows, in_turn=True)
         self.notifier = RecordingNotifier(self.emb.clock)
         self.emb.notifier = self.notifier
         self.emb.sync_aggregates()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 
+from keyvrm import clock
 from keyvrm.simulator import region as r
 
 # Wall seconds between two looks at a runner-driven clock.
@@ -21,9 +22,21 @@ _POLL_WALL_S = 0.005
 class SimTimeClock:
     """Time and waits of ``region`` (see the module docstring for ``driven``)."""
 
-    def __init__(self, region: r.Region, driven: bool = True):
+    def __init__(self, region: r.Region, driven: bool = True, baton=None):
         self.region = region
         self.driven = driven
+        self.baton = baton  # keyvrm.simulator.baton.Baton: flows wait in turn (driven only)
+
+    @property
+    def in_turn(self) -> bool:
+        """Whether flows run one at a time on this clock (waits must sleep on it, not block)."""
+        return self.driven and self.baton is not None
+
+    def side_by_side(self, calls, workers: int) -> list:
+        """Results of ``calls`` run side by side: in turn with the baton, else in ``workers`` threads."""
+        if self.in_turn and self.baton.holds():
+            return self.baton.side_by_side(calls)
+        return clock.in_threads(calls, workers)
 
     def time(self) -> float:
         """The region's simulated now (POSIX seconds)."""
@@ -32,6 +45,8 @@ class SimTimeClock:
     def sleep(self, seconds: float) -> None:
         """Let ``seconds`` of simulated time pass (no-op when <= 0)."""
         if seconds <= 0:
+            return
+        if self.driven and self.baton is not None and self.baton.sleep(seconds):
             return
         target = self.region.clock.now + seconds
         # ``driven`` is read on every look: a waiter that started while a runner drove the

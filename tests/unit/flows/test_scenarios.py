@@ -35,40 +35,6 @@ def codes(emb, aggregate, kind=None):
     return [code for _, code in runs(emb, aggregate, kind)]
 
 
-def test_lb_respects_lb_period(make_region):
-    emb = make_region(overloads("cmp-00005"))
-    emb.configure(app={"enabled": True, "lb_recommendations_auto_run": True},
-                  aggregates={LB_AGG: dict(CPU_LB, marker="LB", lb_period=180)})
-    run_cycles(emb, 7)
-    ran = [c != "lb_too_early" for c in codes(emb, LB_AGG, "LB")]
-    assert ran == [True, False, False, True, False, False, True]
-    moves = [r for r in db_api.list_recommendations(emb.db) if r["action"] == "live_migrate"]
-    assert moves and all(r["source_host"] == "cmp-00005" for r in moves)
-    assert {r["status"] for r in moves} == {"succeeded"}
-
-
-def test_a_cycle_an_operator_requested_is_the_one_that_runs(make_region):
-    emb = make_region()
-    emb.configure(app={"enabled": True})
-    requested = db_api.request_cycle(emb.db, "operator")
-    run_cycles(emb, 1)
-    cycles = db_api.page_cycles(emb.db, 10)
-    assert [(c["id"], c["status"]) for c in cycles] == [(requested, "completed")]
-
-
-def test_diagnostics_a_metrics_outage_leaves_no_metrics_and_moves_nothing(make_region):
-    # the fault is applied when the clock first moves, so the first cycle still has metrics
-    emb = make_region("  - at: 0m\n    fault: metrics_outage\n    duration: 1h\n" + overloads("cmp-00005"))
-    emb.configure(app={"enabled": True, "lb_recommendations_auto_run": True},
-                  aggregates={LB_AGG: dict(CPU_LB, marker="LB", lb_period=60)})
-    run_cycles(emb, 3)
-    assert codes(emb, LB_AGG, "LB")[1:] == ["no_metrics", "no_metrics"]  # the first run had metrics
-    lb = events_of(emb, LB_AGG, "LB")  # runs without metrics are events an operator reads
-    assert [e["state"] for e in lb] == ["healthy", "healthy"]
-    assert "no metrics for any hypervisor of agg-002" in lb[-1]["reason"]
-    assert db_api.list_recommendations(emb.db) == []
-
-
 def test_records_carry_simulated_time_and_the_manual_timeout_fires_on_it(make_region):
     emb = make_region(overloads("cmp-00005"))
     emb.configure(app={"enabled": True, "lb_recommendations_auto_run": False,

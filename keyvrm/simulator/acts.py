@@ -98,7 +98,8 @@ def _config_acts(at_s, action, fields, path):
             for name, changes in fields.items()]
 
 
-_REQUIRED = {"set_aggregate": ("aggregate",), "noop_on": ("aggregate", "reason"), "noop_off": ("aggregate",),
+_REQUIRED = {"set_config": ("fields",), "set_aggregate": ("aggregate", "fields"),
+             "noop_on": ("aggregate", "reason"), "noop_off": ("aggregate",),
              "run": ("recommendation",), "cancel": ("recommendation",), "restore": ("host",)}
 
 

@@ -101,7 +101,7 @@ def _perform(scen, harness, act, done):
     calls = scenario_acts.calls(harness.db, act)
     if not calls:
         done.append((harness.elapsed_s, "%s: nothing matches" % act.describe()))
-        return ["%s: %s matched no recommendation" % (_where(act.path), act.describe())]
+        return ["%s: %s matched no recommendation" % (scenario_mod.path_text(act.path), act.describe())]
     problems = []
     for method, path, body in calls:
         reply = harness.api(method, path, body)
@@ -114,12 +114,9 @@ def _perform(scen, harness, act, done):
         if act.path[0] == "config" and act.at_s == 0 and not wanted:
             field = error.get("field")
             raise scen.error(act.path + ((field,) if field else ()), text)
-        problems.append("%s: %s%s" % (_where(act.path), text, ", expected %d" % wanted if wanted else ""))
+        expected = ", expected %d" % wanted if wanted else ""
+        problems.append("%s: %s%s" % (scenario_mod.path_text(act.path), text, expected))
     return problems
-
-
-def _where(path) -> str:
-    return "".join("[%d]" % p if isinstance(p, int) else ("." + p if i else p) for i, p in enumerate(path))
 
 
 def outcomes(harness) -> dict:

@@ -240,7 +240,8 @@ def parse_duration_s(value) -> float:
     return sum(float(n) * _UNIT_S[u] for n, u in parts)
 
 
-def _path_text(path) -> str:
+def path_text(path) -> str:
+    """``timeline[1].hosts[0]`` for the path ``('timeline', 1, 'hosts', 0)``."""
     text = ""
     for part in path:
         text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
@@ -304,7 +305,7 @@ class Scenario:
 
     def error(self, path, message) -> ScenarioError:
         """A ScenarioError for ``path`` (tuple of keys/indices) with the file's line."""
-        return ScenarioError(_path_text(path), message, self.source, _line_of(self._node, path))
+        return ScenarioError(path_text(path), message, self.source, _line_of(self._node, path))
 
     def build_region(self) -> r.Region:
         """The region the scenario describes, before any fault."""
@@ -391,7 +392,7 @@ def _validate_schema(data, source, node):
     trap = _yaml_boolean_trap(data)
     if trap:
         path, key = trap
-        raise ScenarioError(_path_text(path), f"key {key!r} is not a name: quote it "
+        raise ScenarioError(path_text(path), f"key {key!r} is not a name: quote it "
                             f"(YAML reads off/on/yes/no as booleans)", source,
                             _line_of(node, path))
     validator = jsonschema.Draft202012Validator(SCHEMA)
@@ -417,7 +418,7 @@ def _validate_schema(data, source, node):
         if missing:
             path.append(missing[0])
             message = "is required"
-    raise ScenarioError(_path_text(path), message, source, _line_of(node, path))
+    raise ScenarioError(path_text(path), message, source, _line_of(node, path))
 
 
 def _check_inventory(doc, fail):
@@ -478,7 +479,7 @@ def load_inventory_file(path: str) -> dict:
         raise ScenarioError("(inventory)", "must be a mapping", path)
 
     def fail(p, message):
-        raise ScenarioError(_path_text(p), message, path, _line_of(node, p))
+        raise ScenarioError(path_text(p), message, path, _line_of(node, p))
 
     _check_inventory(doc, fail)
     return doc

@@ -2,6 +2,7 @@
 
 from keyvrm.db import api as db_api
 from keyvrm.executor import runner
+from keyvrm.simulator import expect
 from tests.unit.flows import regions
 
 ON = {"marker": "HA", "no_op_mode": False, "storage_mode": "shared"}
@@ -17,22 +18,6 @@ def run_cycles(emb, count, step_s=60.0):
 
 def events_of(emb, aggregate=None, kind=None):
     return db_api.list_events(emb.db, aggregate_name=aggregate, kind=kind)
-
-
-def runs(emb, aggregate, kind=None):
-    """(cycle id, reason code) of each run of the aggregate, oldest first: its event, or the cycle's outcome."""
-    found = []
-    for cycle in sorted(db_api.page_cycles(emb.db, 1000), key=lambda c: c["id"]):
-        outcomes = db_api.get_cycle_summary(emb.db, cycle["id"])["outcomes"]
-        found += [(cycle["id"], e["reason_code"]) for e in db_api.list_events(
-            emb.db, aggregate_name=aggregate, kind=kind, cycle_id=cycle["id"])]
-        found += [(cycle["id"], o["reason_code"]) for o in outcomes
-                  if o["aggregate_name"] == aggregate and kind in (None, o["kind"])]
-    return found
-
-
-def codes(emb, aggregate, kind=None):
-    return [code for _, code in runs(emb, aggregate, kind)]
 
 
 def test_records_carry_simulated_time_and_the_manual_timeout_fires_on_it(make_region):
@@ -56,8 +41,8 @@ def test_runs_with_nothing_to_do_are_recorded_on_the_cycle_not_as_events(make_re
     emb.configure(app={"enabled": True}, aggregates={HA_AGG: ON, LB_AGG: dict(CPU_LB, marker="LB", lb_period=180)})
     run_cycles(emb, 3)
     assert events_of(emb) == []  # nothing failed, nothing overloaded: the aggregates' histories stay empty
-    assert codes(emb, HA_AGG, "HA") == ["no_failure"] * 3
-    assert codes(emb, LB_AGG, "LB") == ["no_overload", "lb_too_early", "lb_too_early"]
+    assert expect.run_codes(emb.db, HA_AGG, "HA") == ["no_failure"] * 3
+    assert expect.run_codes(emb.db, LB_AGG, "LB") == ["no_overload", "lb_too_early", "lb_too_early"]
     newest = db_api.get_cycle_summary(emb.db, db_api.page_cycles(emb.db, 1)[0]["id"])
     too_early = [o for o in newest["outcomes"] if o["kind"] == "LB"][0]
     first = db_api.get_cycle_summary(emb.db, min(c["id"] for c in db_api.page_cycles(emb.db, 10)))

@@ -127,3 +127,9 @@ def test_the_readme_example_scenario_passes():
     text = re.search(r"## Scenarios.*?```yaml\n(.*?)```", readme, re.S).group(1)
     result = check.run(scenario.loads(text))
     assert result.passed, result.report()
+
+
+def test_an_operator_config_change_needs_its_fields():
+    with pytest.raises(scenario.ScenarioError) as caught:
+        scenario.loads(REGION + DEATH + "operator:\n  - {at: 2m, action: set_config}\n")
+    assert caught.value.field == "operator[0].fields"

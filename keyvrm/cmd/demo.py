@@ -67,6 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
                              "aggregates: {name: {field: value}} (applied over the demo's own)")
     parser.add_argument("--api-port", type=int, default=API_PORT,
                         help="REST API port with --keep-running (default: keyvrm-api's [api] port)")
+    parser.add_argument("--api-config", default=None,
+                        help="keyvrm.conf read for the REST API with --keep-running, e.g. [api] "
+                             "auth_strategy = keystone and [keystone_authtoken] (default: noauth)")
     return parser
 
 
@@ -85,6 +88,12 @@ def _configure(emb):
     names = [record.config.name for record in db_api.list_aggregates(emb.db)]
     emb.configure(app=DEMO_APP, aggregates={name: DEMO_HA if i == 0 else DEMO_HA_LB
                                             for i, name in enumerate(names[:2])})
+
+
+def use_api_config(conf, path) -> None:
+    """Read ``path`` into the embedded ``conf``: its ``[api] auth_strategy`` replaces the noauth default."""
+    conf(["--config-file", path], project="keyvrm", default_config_files=[])
+    conf.clear_override("auth_strategy", group="api")
 
 
 def _serve_api(emb, port, out):
@@ -153,6 +162,8 @@ def run(args, out, stop=None) -> dict:
     emb.start_engine()
     try:
         if args.keep_running:
+            if args.api_config:
+                use_api_config(emb.conf, args.api_config)
             server = _serve_api(emb, args.api_port, out)
             out.write("region, engine%s running; Ctrl-C stops\n" % (" and API" if server else ""))
         clock_runner.start()

@@ -10,8 +10,12 @@ import threading
 import time
 import urllib.request
 
+import webob
+
+from keyvrm.api import auth
 from keyvrm.cmd import demo
 from keyvrm.db import api as db_api
+from keyvrm.demo import embedded
 
 
 def test_demo_json_summary_reports_the_dead_host_recovered(tmp_path):
@@ -92,3 +96,16 @@ def test_without_matplotlib_the_demo_writes_no_picture_and_says_none(tmp_path, m
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if keyvrm[demo] were not installed
     assert plot.write_plot(str(tmp_path / "demo.png"), {}) is None
     assert not (tmp_path / "demo.png").exists()
+
+
+def test_api_config_puts_the_demo_api_behind_keystone_so_a_call_without_token_is_refused(tmp_path):
+    api_conf = tmp_path / "api.conf"
+    api_conf.write_text("[api]\nauth_strategy = keystone\n[keystone_authtoken]\n"
+                        "www_authenticate_uri = http://127.0.0.1:1/v3\nauth_url = http://127.0.0.1:1/v3\n")
+    conf = embedded.engine_conf("sqlite://")
+    assert conf.api.auth_strategy == "noauth"
+    demo.use_api_config(conf, str(api_conf))
+    protected = auth.protect(lambda environ, start: webob.Response("reached")(environ, start), conf)
+    reply = webob.Request.blank("/v1/cycles").get_response(protected)
+    assert reply.status_int == 401
+    assert "127.0.0.1:1/v3" in reply.headers["WWW-Authenticate"]

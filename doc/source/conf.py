@@ -12,11 +12,18 @@
 
 """Sphinx configuration of KeyVRM's documentation (tox -e docs)."""
 
+import os
 import sys
 
 # The config generator imports oslo.messaging, whose futurist would import eventlet merely
-# because oslo.service installs it; mark it absent, as KeyVRM's commands do (keyvrm.cmd).
+# because oslo.service installs it; mark it absent, as KeyVRM's commands do (keyvrm.cmd),
+# and import keyvrm so oslo.service is told to use its threading backend before the
+# generator's namespaces ask for one.
 sys.modules.setdefault("eventlet", None)
+import keyvrm  # noqa: E402,F401
+
+# doc/source/_exts: the API reference directive.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '_exts'))
 
 # -- General configuration ---------------------------------------------------
 
@@ -26,6 +33,7 @@ extensions = [
     'oslo_config.sphinxconfiggen',
     'oslo_policy.sphinxext',
     'oslo_policy.sphinxpolicygen',
+    'keyvrm_api_reference',
 ]
 
 # oslo_config.sphinxconfiggen: the sample config, generated at build time from the

@@ -14,7 +14,6 @@ from oslo_policy import policy as oslo_policy
 import webob
 import webob.exc
 
-from keyvrm.api import outage
 from keyvrm.db import availability
 from keyvrm import exception
 
@@ -50,8 +49,8 @@ def _classify(exc):
 def error_response(exc, request_id=None, outages=None):
     """A webob Response carrying ``exc`` as an OpenStack-style error body.
 
-    ``outages`` (an ``outage.OutageLog``) logs refusals for an unreachable database;
-    without it they are not logged.
+    ``outages`` (an ``outage.OutageLog``) logs refusals for an unreachable database and
+    gives their ``Retry-After``; without it they are neither logged nor given one.
     """
     status, code, detail, field = _classify(exc)
     if code == DATABASE_UNAVAILABLE:
@@ -61,8 +60,8 @@ def error_response(exc, request_id=None, outages=None):
         LOG.error("request %s failed: %s", request_id, exc, exc_info=exc)
     response = webob.Response(status=status, content_type="application/json", charset="utf-8")
     response.text = json.dumps(error_body(status, code, detail, request_id, field))
-    if code == DATABASE_UNAVAILABLE:
-        response.headers["Retry-After"] = str(outage.RETRY_AFTER_S)
+    if code == DATABASE_UNAVAILABLE and outages is not None:
+        response.headers["Retry-After"] = str(outages.retry_after)
     if isinstance(exc, webob.exc.HTTPMethodNotAllowed):
         response.headers["Allow"] = exc.headers.get("Allow", "")
     return response

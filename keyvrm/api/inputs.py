@@ -11,7 +11,6 @@ import urllib.parse
 
 from keyvrm import exception
 
-MAX_DEPTH = 32
 _NOT_TEXT = re.compile("[\x00\ud800-\udfff]")
 
 
@@ -79,7 +78,7 @@ def _path(parts):
     return ".".join(str(p) for p in parts) or "body"
 
 
-def _check_document(document):
+def _check_document(document, max_depth):
     """Walk ``document`` without recursion: depth and every key and string value."""
     stack = [(document, (), 1)]
     while stack:
@@ -89,8 +88,8 @@ def _check_document(document):
             continue
         if not isinstance(value, (dict, list)):
             continue
-        if depth > MAX_DEPTH:
-            raise exception.InvalidField(_path(parts), "nested deeper than %d levels" % MAX_DEPTH)
+        if depth > max_depth:
+            raise exception.InvalidField(_path(parts), "nested deeper than %d levels" % max_depth)
         if isinstance(value, dict):
             for key, item in value.items():
                 _check_key(_path(parts), key)
@@ -99,13 +98,16 @@ def _check_document(document):
             stack.extend((item, parts + (index,), depth + 1) for index, item in enumerate(value))
 
 
-def parse_json(body):
-    """The JSON document of a request body, or ``InvalidField("body" or the field)`` if unusable."""
+def parse_json(body, max_depth):
+    """The JSON document of a request body, or ``InvalidField("body" or the field)`` if unusable.
+
+    Objects and lists may nest ``max_depth`` levels (``[api] max_json_depth``).
+    """
     try:
         document = json.loads(body)
     except RecursionError:
-        raise exception.InvalidField("body", "nested deeper than %d levels" % MAX_DEPTH) from None
+        raise exception.InvalidField("body", "nested deeper than %d levels" % max_depth) from None
     except ValueError as exc:
         raise exception.InvalidField("body", "not valid JSON: %s" % exc) from None
-    _check_document(document)
+    _check_document(document, max_depth)
     return document

@@ -1,7 +1,7 @@
 """A database outage as the API sees it: its log lines.
 
 An error ``keyvrm.db.availability`` calls "unreachable" is answered 503 with
-``Retry-After`` (see ``errors.py``); the log gets one warning when an outage begins, a
+``Retry-After`` (``[api] retry_after`` seconds, see ``errors.py``); the log gets one warning when an outage begins, a
 reminder at most every ``REMINDER_S`` while it lasts, and one line when a request is
 served again, instead of a traceback per request.
 """
@@ -15,14 +15,17 @@ from keyvrm.db import availability
 
 LOG = logging.getLogger(__name__)
 
-RETRY_AFTER_S = 5
 REMINDER_S = 60.0
 
 
 class OutageLog:
-    """Logs a database outage once, not once per refused request; thread-safe (one per API app)."""
+    """Logs a database outage once, not once per refused request; thread-safe (one per API app).
 
-    def __init__(self, clock=time.monotonic):
+    ``retry_after`` is the seconds a refused client is asked to wait.
+    """
+
+    def __init__(self, retry_after, clock=time.monotonic):
+        self.retry_after = retry_after
         self._clock = clock
         self._lock = threading.Lock()
         self._began = None

@@ -50,7 +50,7 @@ def _mapper():
     return mapper, by_path
 
 
-def _body(request, route):
+def _body(request, route, max_depth):
     if route.request_schema is None:
         return None
     if not request.body:
@@ -59,7 +59,7 @@ def _body(request, route):
         return {}
     if request.content_type not in JSON_TYPES:
         raise webob.exc.HTTPUnsupportedMediaType("send application/json, not %s" % request.content_type)
-    document = inputs.parse_json(request.body)
+    document = inputs.parse_json(request.body, max_depth)
     validation.validate(route.request_schema, document)
     return document
 
@@ -71,7 +71,7 @@ class Router:
         self.services = services
         self.context_factory = context_factory
         self.mapper, self.routes = _mapper()
-        self.outages = outage.OutageLog()
+        self.outages = outage.OutageLog(services.conf.api.retry_after)
 
     def __call__(self, environ, start_response):
         request = webob.Request(environ)
@@ -100,7 +100,8 @@ class Router:
         inputs.check_path_params(match)
         inputs.check_query_string(request.environ.get("QUERY_STRING", ""))
         query = validation.coerce_query(route.query, request.GET)
-        call = api_call.Call(request, self.services, context, query, _body(request, route))
+        call = api_call.Call(request, self.services, context, query,
+                             _body(request, route, self.services.conf.api.max_json_depth))
         result = route.handler(call, **match)
         if not route.public:  # public routes do not read the database
             self.outages.served()

@@ -22,6 +22,12 @@ opts = [
     cfg.IntOpt("max_request_header_size", default=65536, min=1024,
                help="Largest request header block, bytes (keystone tokens fit easily); "
                     "larger requests get 413. Bodies: [oslo_middleware] max_request_body_size."),
+    cfg.IntOpt("max_json_depth", default=32, min=2, max=256,
+               help="Deepest nesting of objects and lists a JSON request body may have "
+                    "(KeyVRM's own documents nest at most 4 levels); deeper bodies get 400."),
+    cfg.IntOpt("retry_after", default=5, min=1, max=3600,
+               help="Seconds the Retry-After header of a 503 asks a client to wait while "
+                    "the database is unavailable."),
 ]
 
 

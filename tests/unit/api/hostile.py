@@ -10,7 +10,6 @@ import re
 
 import webob
 
-from keyvrm.api import inputs
 from keyvrm.api import router
 
 PATH_PARAM = re.compile(r"{(\w+)}")
@@ -54,7 +53,8 @@ def parameter_cases():
                                   route.method, "%s?%s=%s" % (_filled(route.path), param.name, raw), param.name)
 
 
-_TOO_DEEP = inputs.MAX_DEPTH + 1
+DEFAULT_MAX_JSON_DEPTH = 32  # [api] max_json_depth
+_TOO_DEEP = DEFAULT_MAX_JSON_DEPTH + 1
 BODY_CASES = [
     Hostile("a JSON array nested 5,000 deep", "PATCH", "/v1/config", "body", "[" * 5000 + "]" * 5000),
     Hostile("a JSON object nested 5,000 deep", "PATCH", "/v1/config", "body",

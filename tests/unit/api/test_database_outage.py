@@ -23,13 +23,13 @@ def _keyvrm_records(caplog):
     return [r for r in caplog.records if r.name.startswith("keyvrm") and r.levelno >= logging.WARNING]
 
 
-def assert_each_refused_and_logged_once(app, caplog):
+def assert_each_refused_and_logged_once(app, caplog, retry_after="5"):
     caplog.set_level(logging.DEBUG)
     for _ in range(4):
         for path in READS:
             response = webob.Request.blank(path).get_response(app)
             assert response.status_int == 503, (path, response.text)
-            assert response.headers["Retry-After"] == str(outage.RETRY_AFTER_S)
+            assert response.headers["Retry-After"] == retry_after
             jsonschema.validate(response.json, openapi.document()["components"]["schemas"]["Error"])
             assert response.json["errors"][0]["code"] == "keyvrm.database_unavailable"
     logged = _keyvrm_records(caplog)
@@ -56,6 +56,12 @@ def test_sqlite_file_in_a_removed_directory_is_a_503_logged_once(tmp_path, caplo
     shutil.rmtree(state_dir)
     db.dispose()  # pooled connections keep the unlinked file open; new ones cannot open it
     assert_each_refused_and_logged_once(app, caplog)
+
+
+def test_retry_after_is_the_configured_seconds(caplog):
+    db = db_api.Database("postgresql+psycopg2://postgres@127.0.0.1:1/keyvrm")
+    app = seed.make_app(db, overrides={("api", "retry_after"): 30})
+    assert_each_refused_and_logged_once(app, caplog, retry_after="30")
 
 
 def test_version_discovery_answers_while_the_database_is_down():
@@ -94,7 +100,7 @@ def _refusal():
 def test_a_long_outage_is_reminded_once_a_minute_and_its_end_logged(caplog):
     caplog.set_level(logging.INFO, logger="keyvrm.api.outage")
     clock, exc = _Clock(), _refusal()
-    log = outage.OutageLog(clock)
+    log = outage.OutageLog(5, clock)
     for _ in range(150):  # one refusal a second for 150 s
         log.refused(exc, "req-x")
         clock.now += 1.0

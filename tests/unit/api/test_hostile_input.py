@@ -6,6 +6,7 @@ import webob
 
 from keyvrm.api import openapi
 from tests.unit.api import hostile
+from tests.unit.api import seed
 
 ERROR_SCHEMA = openapi.document()["components"]["schemas"]["Error"]
 
@@ -57,3 +58,11 @@ def test_unicode_text_that_is_valid_is_still_accepted(noauth_app):
     assert response.json["aggregate"]["no_op_reason"] == "Wartung \u00e9\U0001F600"
     two_levels = hostile.Hostile("2 levels", "PATCH", "/v1/config", None, '{"ha_fence_interfaces": ["ipmi"]}')
     assert two_levels.send(noauth_app).status_int == 200
+
+
+def test_the_nesting_limit_is_the_configured_depth(seeded_db):
+    app = seed.make_app(seeded_db, overrides={("api", "max_json_depth"): 3})
+    two_levels = hostile.Hostile("2", "PATCH", "/v1/aggregates/agg-a", None, '{"lb_weights": {"cpu": 2}}')
+    assert two_levels.send(app).status_int == 200
+    four = hostile.Hostile("4", "PATCH", "/v1/config", "a.b.c", '{"a": {"b": {"c": [1]}}}')
+    assert_refused_naming(four.send(app), "a.b.c")

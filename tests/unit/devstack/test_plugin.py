@@ -267,26 +267,28 @@ def test_install_develops_server_and_client_and_starts_a_local_redis(stacked):
 
 
 def test_a_dashboard_without_panels_leaves_horizon_as_it_is(devstack):
-    devstack.env["ENABLED_SERVICES"] += ",horizon"
-    devstack.run("stack install", "stack post-config")
-    assert [str(REPO / "dashboard")] not in devstack.calls("setup_develop")
-    assert not (devstack.horizon / "openstack_dashboard" / "local" / "enabled").exists()
-
-
-def test_a_dashboard_with_panels_is_installed_and_enabled_in_horizon(devstack):
     dashboard = devstack.root / "keyvrm-dashboard"
-    enabled_dir = dashboard / "keyvrm_dashboard" / "enabled"
-    enabled_dir.mkdir(parents=True)
+    (dashboard / "keyvrm_dashboard" / "enabled").mkdir(parents=True)
     (dashboard / "setup.cfg").write_text("[metadata]\nname = keyvrm-dashboard\n")
-    (enabled_dir / "_9000_keyvrm.py").write_text("PANEL_DASHBOARD = 'admin'\n")
-    (enabled_dir / "__init__.py").write_text("")
+    (dashboard / "keyvrm_dashboard" / "enabled" / "__init__.py").write_text("")
     devstack.env.update(ENABLED_SERVICES=devstack.env["ENABLED_SERVICES"] + ",horizon",
                         KEYVRM_DASHBOARD_DIR=str(dashboard))
     devstack.run("stack install", "stack post-config")
+    assert [str(dashboard)] not in devstack.calls("setup_develop")
+    assert not (devstack.horizon / "openstack_dashboard" / "local" / "enabled").exists()
+
+
+def test_the_dashboards_panels_are_installed_and_enabled_in_horizon(devstack):
+    dashboard = REPO / "dashboard"
+    enabled = sorted(p.name for p in (dashboard / "keyvrm_dashboard" / "enabled").glob("_[0-9]*.py"))
+    devstack.env["ENABLED_SERVICES"] += ",horizon"
+    devstack.run("stack install", "stack post-config")
     assert [str(dashboard)] in devstack.calls("setup_develop")
     local_enabled = devstack.horizon / "openstack_dashboard" / "local" / "enabled"
-    assert [p.name for p in local_enabled.iterdir()] == ["_9000_keyvrm.py"]
-    assert (local_enabled / "_9000_keyvrm.py").resolve() == enabled_dir / "_9000_keyvrm.py"
+    assert sorted(p.name for p in local_enabled.iterdir()) == enabled
+    assert enabled[0] == "_4000_keyvrm_panel_group.py"  # the group is read before its panels
+    for name in enabled:
+        assert (local_enabled / name).resolve() == dashboard / "keyvrm_dashboard" / "enabled" / name
     devstack.run("clean")
     assert list(local_enabled.iterdir()) == []
 

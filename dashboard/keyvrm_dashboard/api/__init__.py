@@ -1,0 +1,1 @@
+"""KeyVRM's REST API as the panels call it (keyvrm_dashboard.api.keyvrm)."""

@@ -1,0 +1,106 @@
+"""KeyVRM's REST API for the panels: one python-keyvrmclient per request, in Horizon's selected region.
+
+The endpoint is the ``vm-resource-manager`` entry of the user's catalog in the region the
+region selector chose (``request.user.services_region``); the user's token authenticates.
+The panels call only these functions, so their tests mock them as Horizon plugins do.
+"""
+
+from keystoneauth1 import token_endpoint
+from keyvrmclient import v1
+from openstack_auth import utils as auth_utils
+from openstack_dashboard.api import base
+
+ClientError = v1.ClientError
+SERVICE_TYPE = v1.SERVICE_TYPE
+LB_KEYS = ("cpu", "ram", "net", "hugepages")
+
+
+def keyvrmclient(request):
+    """A v1 client for the region selected in Horizon, authenticated by the user's token."""
+    endpoint = base.url_for(request, SERVICE_TYPE)
+    session = auth_utils.get_session(auth=token_endpoint.Token(endpoint, request.user.token.id))
+    return v1.Client(session=session, region_name=request.user.services_region, endpoint_override=endpoint)
+
+
+def availability_zone_list(request):
+    return keyvrmclient(request).list_availability_zones()
+
+
+def aggregate_list(request, availability_zone=None):
+    return keyvrmclient(request).list_aggregates(availability_zone=availability_zone)
+
+
+def aggregate_get(request, name):
+    return keyvrmclient(request).get_aggregate(name)
+
+
+def aggregate_update(request, name, **changes):
+    return keyvrmclient(request).update_aggregate(name, **changes)
+
+
+def event_list(request, aggregate, limit=None):
+    return keyvrmclient(request).list_events(aggregate=aggregate, limit=limit)
+
+
+def event_get(request, event_id):
+    return keyvrmclient(request).get_event(event_id)
+
+
+def recommendation_list(request, event_id):
+    return keyvrmclient(request).list_recommendations(event_id=event_id)
+
+
+def recommendation_get(request, recommendation_id):
+    return keyvrmclient(request).get_recommendation(recommendation_id)
+
+
+def recommendation_run(request, recommendation_id):
+    return keyvrmclient(request).run_recommendation(recommendation_id)
+
+
+def recommendation_cancel(request, recommendation_id):
+    return keyvrmclient(request).cancel_recommendation(recommendation_id)
+
+
+def operation_list(request, recommendation_id):
+    return keyvrmclient(request).list_operations(recommendation_id)
+
+
+def hypervisor_list(request, aggregate=None):
+    return keyvrmclient(request).list_hypervisors(aggregate=aggregate)
+
+
+def hypervisor_restore(request, host):
+    return keyvrmclient(request).restore_hypervisor(host)
+
+
+def config_get(request):
+    return keyvrmclient(request).get_config()
+
+
+def config_update(request, **changes):
+    return keyvrmclient(request).update_config(**changes)
+
+
+def config_audit_list(request, limit=None):
+    return keyvrmclient(request).list_config_audit(limit=limit)
+
+
+def vm_get(request, vm_id):
+    return keyvrmclient(request).get_vm(vm_id)
+
+
+def vm_history(request, vm_id):
+    return keyvrmclient(request).list_vm_history(vm_id)
+
+
+def vm_unlock(request, vm_id):
+    return keyvrmclient(request).unlock_vm(vm_id)
+
+
+def cycle_list(request, limit=None):
+    return keyvrmclient(request).list_cycles(limit=limit)
+
+
+def cycle_get(request, cycle_id):
+    return keyvrmclient(request).get_cycle(cycle_id)

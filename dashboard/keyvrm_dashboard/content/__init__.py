@@ -1,0 +1,1 @@
+"""The panels of Admin -> KeyVRM, one package each."""

@@ -1,0 +1,1 @@
+"""Admin -> KeyVRM -> Aggregates: availability zones, their aggregates, aggregate and event pages."""

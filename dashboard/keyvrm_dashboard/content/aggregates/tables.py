@@ -1,0 +1,105 @@
+"""Tables of the Aggregates panel: aggregates of a zone, an aggregate's events and its hosts."""
+
+from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+from horizon import tables
+
+from keyvrm_dashboard import access
+from keyvrm_dashboard.api import keyvrm
+
+# Event states and statuses to the colour Horizon gives them: True green, False red, None pending.
+EVENT_STATE_COLOURS = (('healthy', True), ('warning', False), ('error', False))
+EVENT_STATUS_DONE = (('completed', True), ('created', None), ('generating', None), ('generated', None),
+                     ('manual_action', None), ('executing', None))
+HOST_STATE_COLOURS = (('ok', True), ('maintenance', True), ('error', False), ('fencing', None),
+                      ('fenced', None), ('evacuating', None), ('restoring', None))
+
+
+def yes_no(value):
+    """'Yes' or 'No' for a boolean column."""
+    return _("Yes") if value else _("No")
+
+
+def aggregate_url(datum):
+    return reverse('horizon:admin:keyvrm_aggregates:detail', args=[datum['name']])
+
+
+def event_url(datum):
+    return reverse('horizon:admin:keyvrm_aggregates:event', args=[datum['id']])
+
+
+class EditAggregate(tables.LinkAction):
+    name = 'edit'
+    verbose_name = _("Edit configuration")
+    url = 'horizon:admin:keyvrm_aggregates:edit'
+    classes = ('ajax-modal',)
+    icon = 'pencil'
+
+    def allowed(self, request, datum=None):
+        """Only for users who may change KeyVRM's config (a reader sees no button)."""
+        return access.may_change(request)
+
+
+class AggregatesTable(tables.DataTable):
+    name = tables.WrappingColumn('name', verbose_name=_("Name"), link=aggregate_url)
+    availability_zone = tables.Column('availability_zone', verbose_name=_("Availability zone"))
+    marker = tables.Column('marker', verbose_name=_("Marker"), empty_value=_("(none)"))
+    no_op_mode = tables.Column('no_op_mode', verbose_name=_("NOOP"), filters=(yes_no,))
+    no_op_reason = tables.WrappingColumn('no_op_reason', verbose_name=_("NOOP reason"))
+    last_state = tables.Column('last_event_state', verbose_name=_("Last event state"), status=True,
+                               status_choices=EVENT_STATE_COLOURS, empty_value=_("(none)"))
+    last_outcome = tables.WrappingColumn('last_outcome', verbose_name=_("Last outcome"))
+    hosts = tables.WrappingColumn('hosts', verbose_name=_("Hosts"), filters=(', '.join,))
+
+    def get_object_id(self, datum):
+        return datum['name']
+
+    class Meta(object):
+        name = 'aggregates'
+        verbose_name = _("Host aggregates")
+        status_columns = ('last_state',)
+        row_actions = (EditAggregate,)
+
+
+class EventRow(tables.Row):
+    """An event row that refreshes itself (Horizon's ajax row update) until the event completes."""
+
+    ajax = True
+
+    def get_data(self, request, event_id):
+        return keyvrm.event_get(request, event_id)
+
+
+class EventsTable(tables.DataTable):
+    id = tables.Column('id', verbose_name=_("ID"), link=event_url)
+    kind = tables.Column('kind', verbose_name=_("Kind"))
+    status = tables.Column('status', verbose_name=_("Status"), status=True, status_choices=EVENT_STATUS_DONE)
+    marker = tables.Column('marker', verbose_name=_("Marker"))
+    state = tables.Column('state', verbose_name=_("State"), empty_value='-')
+    reason = tables.WrappingColumn('reason', verbose_name=_("Reason"), empty_value='')
+    created = tables.Column('created_at', verbose_name=_("Created"))
+
+    def get_object_id(self, datum):
+        return datum['id']
+
+    class Meta(object):
+        name = 'events'
+        verbose_name = _("Events")
+        status_columns = ('status',)
+        row_class = EventRow
+
+
+class AggregateHostsTable(tables.DataTable):
+    host = tables.Column('host', verbose_name=_("Host"))
+    state = tables.Column('state', verbose_name=_("KeyVRM state"), status=True,
+                          status_choices=HOST_STATE_COLOURS)
+    since = tables.Column('state_since', verbose_name=_("Since"), empty_value='-')
+    reason = tables.WrappingColumn('reason', verbose_name=_("Why"), empty_value='')
+
+    def get_object_id(self, datum):
+        return datum['host']
+
+    class Meta(object):
+        name = 'agg_hosts'
+        verbose_name = _("Hosts")
+        status_columns = ('state',)

@@ -1,0 +1,203 @@
+"""View, form and table tests of the Aggregates panel (index, edit form, aggregate and event pages)."""
+
+from django.urls import reverse
+from openstack_dashboard.test import helpers
+
+from keyvrm_dashboard.api import keyvrm
+from keyvrm_dashboard.test import data
+from keyvrm_dashboard.test import helpers as kv_helpers
+
+INDEX_URL = reverse('horizon:admin:keyvrm_aggregates:index')
+EDIT_URL = reverse('horizon:admin:keyvrm_aggregates:edit', args=['agg-a'])
+DETAIL_URL = reverse('horizon:admin:keyvrm_aggregates:detail', args=['agg-a'])
+EVENT_URL = reverse('horizon:admin:keyvrm_aggregates:event', args=['ev-1'])
+INDEX_CALLS = ['aggregate_list', 'hypervisor_list', 'cycle_list', 'cycle_get', 'availability_zone_list']
+EVENT_CALLS = ['event_get', 'recommendation_list', 'operation_list', 'recommendation_run',
+               'recommendation_cancel', 'recommendation_get']
+
+
+def edit_post(**changes):
+    """The POST of the edit form: agg-a's current values with ``changes``."""
+    form = {'name': 'agg-a', 'marker': 'LB', 'no_op_reason': '', 'storage_mode': 'shared', 'lb_period': 600,
+            'lb_overload_threshold': 80.0, 'lb_target_max_load': 70.0, 'lb_weight_cpu': 1.0, 'lb_weight_ram': 1.0,
+            'lb_weight_net': 0.5, 'lb_weight_hugepages': 0.0, 'lb_ceiling_cpu': 85.0, 'lb_ceiling_ram': 95.0,
+            'lb_ceiling_net': '', 'lb_ceiling_hugepages': ''}
+    form.update(changes)
+    return {k: v for k, v in form.items() if v is not False}
+
+
+class IndexAnswers(object):
+    def answer_index(self):
+        self.mock_aggregate_list.return_value = [data.copied(data.AGGREGATE), data.copied(data.NOOP_AGGREGATE)]
+        self.mock_hypervisor_list.return_value = data.copied(data.HYPERVISORS)
+        self.mock_cycle_list.return_value = [{'id': 7}]
+        self.mock_cycle_get.return_value = data.copied(data.CYCLE)
+        self.mock_availability_zone_list.return_value = [{'name': 'az1', 'aggregate_count': 2}]
+
+
+class AdminAggregatesTests(IndexAnswers, kv_helpers.AdminTestCase):
+
+    @helpers.create_mocks({keyvrm: INDEX_CALLS})
+    def test_index_lists_aggregates_with_hosts_noop_and_outcome(self):
+        self.answer_index()
+        res = self.client.get(INDEX_URL)
+        self.assertTemplateUsed(res, 'admin/keyvrm_aggregates/index.html')
+        rows = {row['name']: row for row in res.context['table'].data}
+        self.assertEqual(['cmp-1', 'cmp-2'], rows['agg-a']['hosts'])
+        self.assertEqual('HA: aggregate in NOOP: maintenance CHG-42', rows['agg-b']['last_outcome'])
+        self.assertEqual('cmp-1 syn_score 91.2% > 80%', rows['agg-a']['last_outcome'])
+        self.assertContains(res, 'maintenance CHG-42')
+        self.assertContains(res, 'id="keyvrm-az-az1"')
+        self.assertContains(res, EDIT_URL)
+        self.mock_aggregate_list.assert_called_once_with(helpers.IsHttpRequest(), availability_zone=None)
+
+    @helpers.create_mocks({keyvrm: INDEX_CALLS})
+    def test_index_shows_the_chosen_zone_only(self):
+        self.answer_index()
+        self.client.get(INDEX_URL + '?availability_zone=az1')
+        self.mock_aggregate_list.assert_called_once_with(helpers.IsHttpRequest(), availability_zone='az1')
+
+    @helpers.create_mocks({keyvrm: INDEX_CALLS})
+    def test_api_error_is_a_message_not_a_500(self):
+        self.answer_index()
+        self.mock_aggregate_list.side_effect = keyvrm.ClientError(503, 'service_unavailable',
+                                                                  'database unavailable')
+        res = self.client.get(INDEX_URL)
+        self.assertEqual(200, res.status_code)
+        self.assertEqual([], res.context['table'].data)
+        self.assertMessageCount(res, error=1)
+        self.assertContains(res, 'database unavailable')
+
+    @helpers.create_mocks({keyvrm: ['aggregate_get', 'aggregate_update']})
+    def test_edit_sends_only_changed_fields_and_noop_reason(self):
+        self.mock_aggregate_get.return_value = data.copied(data.AGGREGATE)
+        self.mock_aggregate_update.return_value = data.copied(data.AGGREGATE)
+        res = self.client.post(EDIT_URL, edit_post(no_op_mode='on', no_op_reason='maintenance CHG-43',
+                                                   lb_weight_net=0.25))
+        self.assertNoFormErrors(res)
+        self.assertRedirectsNoFollow(res, INDEX_URL)
+        self.mock_aggregate_update.assert_called_once_with(
+            helpers.IsHttpRequest(), 'agg-a', no_op_mode=True, no_op_reason='maintenance CHG-43',
+            lb_weights={'cpu': 1.0, 'ram': 1.0, 'net': 0.25, 'hugepages': 0.0})
+
+    @helpers.create_mocks({keyvrm: ['aggregate_get', 'aggregate_update']})
+    def test_edit_shows_api_400_on_the_field_it_names(self):
+        self.mock_aggregate_get.return_value = data.copied(data.AGGREGATE)
+        self.mock_aggregate_update.side_effect = keyvrm.ClientError(
+            400, 'invalid_field', 'must be below lb_overload_threshold (80)', field='lb_target_max_load')
+        res = self.client.post(EDIT_URL, edit_post(lb_target_max_load=90))
+        self.assertEqual(200, res.status_code)
+        self.assertEqual(['must be below lb_overload_threshold (80)'],
+                         res.context['form'].errors['lb_target_max_load'])
+
+    @helpers.create_mocks({keyvrm: ['aggregate_get', 'aggregate_update']})
+    def test_edit_puts_api_error_on_weight_field_by_path(self):
+        self.mock_aggregate_get.return_value = data.copied(data.AGGREGATE)
+        self.mock_aggregate_update.side_effect = keyvrm.ClientError(
+            400, 'invalid_field', 'weights must not all be 0', field='lb_weights.cpu')
+        res = self.client.post(EDIT_URL, edit_post(lb_weight_cpu=0))
+        self.assertEqual(['weights must not all be 0'], res.context['form'].errors['lb_weight_cpu'])
+
+    @helpers.create_mocks({keyvrm: ['aggregate_get', 'aggregate_update']})
+    def test_edit_refuses_noop_on_without_reason(self):
+        self.mock_aggregate_get.return_value = data.copied(data.AGGREGATE)
+        res = self.client.post(EDIT_URL, edit_post(no_op_mode='on', no_op_reason='  '))
+        self.assertIn('no_op_reason', res.context['form'].errors)
+        self.mock_aggregate_update.assert_not_called()
+
+    @helpers.create_mocks({keyvrm: ['aggregate_get', 'event_list', 'hypervisor_list', 'cycle_list', 'cycle_get']})
+    def test_detail_shows_current_event_hosts_and_why_nothing_happened(self):
+        self.mock_aggregate_get.return_value = data.copied(data.NOOP_AGGREGATE)
+        self.mock_event_list.return_value = [data.copied(data.EVENT)]
+        self.mock_hypervisor_list.return_value = data.copied(data.HYPERVISORS)
+        self.mock_cycle_list.return_value = [{'id': 7}]
+        self.mock_cycle_get.return_value = data.copied(data.CYCLE)
+        res = self.client.get(reverse('horizon:admin:keyvrm_aggregates:detail', args=['agg-b']))
+        self.assertTemplateUsed(res, 'admin/keyvrm_aggregates/detail.html')
+        self.assertContains(res, 'aggregate in NOOP: maintenance CHG-42')
+        self.assertContains(res, 'No event running.')
+        self.assertContains(res, 'evacuated after fencing by BMC')
+        self.assertEqual(['ev-1'], [e['id'] for e in res.context['events_table'].data])
+        self.mock_hypervisor_list.assert_called_once_with(helpers.IsHttpRequest(), aggregate='agg-b')
+
+    @helpers.create_mocks({keyvrm: ['event_get']})
+    def test_event_row_refreshes_through_ajax_row_update(self):
+        self.mock_event_get.return_value = dict(data.copied(data.EVENT), status='completed', state='healthy')
+        res = self.client.get(DETAIL_URL + '?action=row_update&table=events&obj_id=ev-1',
+                              HTTP_X_REQUESTED_WITH='XMLHttpRequest')
+        self.assertContains(res, 'healthy')
+        self.mock_event_get.assert_called_once_with(helpers.IsHttpRequest(), 'ev-1')
+
+    @helpers.create_mocks({keyvrm: EVENT_CALLS})
+    def test_event_offers_run_and_cancel_only_on_the_manual_recommendation(self):
+        self.mock_event_get.return_value = data.copied(data.EVENT)
+        self.mock_recommendation_list.return_value = data.copied(data.RECOMMENDATIONS)
+        self.mock_operation_list.side_effect = lambda request, rid: data.copied(
+            [op for op in data.OPERATIONS if op['recommendation_id'] == rid])
+        res = self.client.get(EVENT_URL)
+        self.assertContains(res, 'recommendations__row_rec-manual__action_run')
+        self.assertContains(res, 'recommendations__row_rec-manual__action_cancel')
+        self.assertNotContains(res, 'recommendations__row_rec-done__action_run')
+        self.assertNotContains(res, 'recommendations__row_rec-done__action_cancel')
+        self.assertContains(res, 'syn_score 81.5% -&gt; 66.0%, cpu 91.2% -&gt; 70.0%')
+        self.assertContains(res, 'id="operations-rec-done"')
+        self.assertContains(res, 'VM on cmp-4')
+        self.assertContains(res, 'cmp-1 syn_score 91.2% &gt; 80%')
+
+    @helpers.create_mocks({keyvrm: EVENT_CALLS})
+    def test_run_calls_the_api_for_the_recommendation(self):
+        self.mock_event_get.return_value = data.copied(data.EVENT)
+        self.mock_recommendation_list.return_value = data.copied(data.RECOMMENDATIONS)
+        self.mock_recommendation_get.return_value = data.copied(data.RECOMMENDATIONS[0])
+        self.mock_operation_list.return_value = []
+        res = self.client.post(EVENT_URL, {'action': 'recommendations__run__rec-manual'})
+        self.assertRedirectsNoFollow(res, EVENT_URL)
+        self.mock_recommendation_run.assert_called_once_with(helpers.IsHttpRequest(), 'rec-manual')
+        self.mock_recommendation_cancel.assert_not_called()
+
+    @helpers.create_mocks({keyvrm: EVENT_CALLS})
+    def test_cancel_calls_the_api_for_the_recommendation(self):
+        self.mock_event_get.return_value = data.copied(data.EVENT)
+        self.mock_recommendation_list.return_value = data.copied(data.RECOMMENDATIONS)
+        self.mock_recommendation_get.return_value = data.copied(data.RECOMMENDATIONS[0])
+        self.mock_operation_list.return_value = []
+        res = self.client.post(EVENT_URL, {'action': 'recommendations__cancel__rec-manual'})
+        self.assertRedirectsNoFollow(res, EVENT_URL)
+        self.mock_recommendation_cancel.assert_called_once_with(helpers.IsHttpRequest(), 'rec-manual')
+
+
+class ReaderAggregatesTests(IndexAnswers, kv_helpers.ReaderTestCase):
+
+    @helpers.create_mocks({keyvrm: INDEX_CALLS})
+    def test_reader_sees_aggregates_without_edit_button(self):
+        self.answer_index()
+        res = self.client.get(INDEX_URL)
+        self.assertEqual(2, len(res.context['table'].data))
+        self.assertNotContains(res, EDIT_URL)
+
+    @helpers.create_mocks({keyvrm: ['aggregate_get', 'aggregate_update']})
+    def test_reader_cannot_post_the_edit_form(self):
+        self.mock_aggregate_get.return_value = data.copied(data.AGGREGATE)
+        res = self.client.post(EDIT_URL, edit_post(no_op_mode='on', no_op_reason='x'))
+        self.assertNotEqual(200, res.status_code)
+        self.mock_aggregate_update.assert_not_called()
+
+    @helpers.create_mocks({keyvrm: EVENT_CALLS})
+    def test_reader_gets_no_run_or_cancel(self):
+        self.mock_event_get.return_value = data.copied(data.EVENT)
+        self.mock_recommendation_list.return_value = data.copied(data.RECOMMENDATIONS)
+        self.mock_operation_list.return_value = []
+        res = self.client.get(EVENT_URL)
+        self.assertContains(res, 'rec-manual')
+        self.assertNotContains(res, '__action_run')
+        self.assertNotContains(res, '__action_cancel')
+
+
+class RegionTests(kv_helpers.ReaderTestCase):
+
+    def test_client_uses_the_selected_regions_endpoint(self):
+        for region, url in kv_helpers.REGIONS.items():
+            self.request.user.services_region = region
+            client = keyvrm.keyvrmclient(self.request)
+            self.assertEqual(region, client.adapter.region_name)
+            self.assertEqual(url, client.adapter.endpoint_override)

@@ -1,0 +1,175 @@
+"""Views of the Aggregates panel: they fetch from KeyVRM's API and hand over to tables and templates."""
+
+from django.urls import reverse
+from django.urls import reverse_lazy
+from django.utils.translation import gettext_lazy as _
+from horizon import exceptions
+from horizon import forms
+from horizon import tables
+
+from keyvrm_dashboard import access
+from keyvrm_dashboard.api import keyvrm
+from keyvrm_dashboard.content.aggregates import event_tables
+from keyvrm_dashboard.content.aggregates import forms as aggregate_forms
+from keyvrm_dashboard.content.aggregates import tables as aggregate_tables
+from keyvrm_dashboard import outcomes
+
+INDEX_URL = reverse_lazy('horizon:admin:keyvrm_aggregates:index')
+
+
+def hosts_by_aggregate(hypervisors):
+    """``{aggregate name: [host, ...]}`` from KeyVRM's hypervisor list."""
+    result = {}
+    for hypervisor in hypervisors:
+        for name in hypervisor.get('aggregates', []):
+            result.setdefault(name, []).append(hypervisor['host'])
+    return result
+
+
+class IndexView(tables.DataTableView):
+    """Availability zones (links) and the aggregates of the chosen one (?availability_zone=)."""
+
+    table_class = aggregate_tables.AggregatesTable
+    template_name = 'admin/keyvrm_aggregates/index.html'
+    page_title = _("KeyVRM: availability zones and aggregates")
+
+    def selected_zone(self):
+        return self.request.GET.get('availability_zone') or None
+
+    def get_data(self):
+        request = self.request
+        try:
+            aggregates = keyvrm.aggregate_list(request, availability_zone=self.selected_zone())
+            hosts = hosts_by_aggregate(keyvrm.hypervisor_list(request))
+            cycle = outcomes.latest_cycle(request)
+        except Exception:
+            exceptions.handle(request, _("Unable to retrieve KeyVRM's aggregates."))
+            return []
+        by_aggregate = outcomes.outcomes_by_aggregate(cycle)
+        for aggregate in aggregates:
+            aggregate['hosts'] = sorted(hosts.get(aggregate['name'], []))
+            aggregate['last_outcome'] = outcomes.outcome_text(
+                cycle, by_aggregate.get(aggregate['name']), aggregate.get('last_event'))
+        return aggregates
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        try:
+            context['zones'] = keyvrm.availability_zone_list(self.request)
+        except Exception:
+            exceptions.handle(self.request, _("Unable to retrieve availability zones."))
+            context['zones'] = []
+        context['selected_zone'] = self.selected_zone()
+        return context
+
+
+class DetailView(tables.MultiTableView):
+    """One aggregate: config, current event, event history, latest outcome and hosts with KeyVRM state."""
+
+    table_classes = (aggregate_tables.EventsTable, aggregate_tables.AggregateHostsTable)
+    template_name = 'admin/keyvrm_aggregates/detail.html'
+    page_title = _("Aggregate {{ aggregate.name }}")
+
+    def aggregate(self):
+        if not hasattr(self, '_aggregate'):
+            try:
+                self._aggregate = keyvrm.aggregate_get(self.request, self.kwargs['name'])
+            except Exception:
+                exceptions.handle(self.request, _("Unable to retrieve aggregate %s.") % self.kwargs['name'],
+                                  redirect=INDEX_URL)
+        return self._aggregate
+
+    def get_events_data(self):
+        try:
+            return keyvrm.event_list(self.request, self.kwargs['name'])
+        except Exception:
+            exceptions.handle(self.request, _("Unable to retrieve the aggregate's events."))
+            return []
+
+    def get_agg_hosts_data(self):
+        try:
+            self._hosts = keyvrm.hypervisor_list(self.request, aggregate=self.kwargs['name'])
+        except Exception:
+            exceptions.handle(self.request, _("Unable to retrieve the aggregate's hosts."))
+            self._hosts = []
+        return self._hosts
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        aggregate = self.aggregate()
+        context['aggregate'] = aggregate
+        try:
+            cycle = outcomes.latest_cycle(self.request)
+        except Exception:
+            exceptions.handle(self.request, _("Unable to retrieve the latest cycle."))
+            cycle = None
+        mine = outcomes.outcomes_by_aggregate(cycle).get(aggregate['name'], [])
+        context['cycle'] = cycle
+        context['outcomes'] = mine
+        context['outcome_text'] = outcomes.outcome_text(cycle, mine, aggregate.get('last_event'))
+        return context
+
+
+class EditView(access.ChangersOnly, forms.ModalFormView):
+    """The modal Edit configuration form of one aggregate."""
+
+    form_class = aggregate_forms.EditAggregateForm
+    form_id = 'edit_aggregate_form'
+    template_name = 'admin/keyvrm_aggregates/edit.html'
+    modal_header = _("Edit configuration")
+    submit_label = _("Save")
+    submit_url = 'horizon:admin:keyvrm_aggregates:edit'
+    success_url = INDEX_URL
+    page_title = _("Edit configuration")
+
+    def get_initial(self):
+        try:
+            return aggregate_forms.initial_of(keyvrm.aggregate_get(self.request, self.kwargs['name']))
+        except Exception:
+            exceptions.handle(self.request, _("Unable to retrieve aggregate %s.") % self.kwargs['name'],
+                              redirect=INDEX_URL)
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context['submit_url'] = reverse(self.submit_url, args=[self.kwargs['name']])
+        return context
+
+
+class EventView(tables.DataTableView):
+    """One event: reason, recommendations with load calculation, and each one's operations journal."""
+
+    table_class = event_tables.RecommendationsTable
+    template_name = 'admin/keyvrm_aggregates/event.html'
+    page_title = _("Event {{ event.id }}")
+
+    def event(self):
+        if not hasattr(self, '_event'):
+            try:
+                self._event = keyvrm.event_get(self.request, self.kwargs['event_id'])
+            except Exception:
+                exceptions.handle(self.request, _("Unable to retrieve event %s.") % self.kwargs['event_id'],
+                                  redirect=INDEX_URL)
+        return self._event
+
+    def get_data(self):
+        try:
+            self._recommendations = keyvrm.recommendation_list(self.request, self.kwargs['event_id'])
+        except Exception:
+            exceptions.handle(self.request, _("Unable to retrieve the event's recommendations."))
+            self._recommendations = []
+        return self._recommendations
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context['event'] = self.event()
+        journals = []
+        for recommendation in self._recommendations:
+            try:
+                operations = keyvrm.operation_list(self.request, recommendation['id'])
+            except Exception:
+                exceptions.handle(self.request, _("Unable to retrieve the operations of %s.")
+                                  % recommendation['id'])
+                operations = []
+            journals.append({'recommendation': recommendation, 'operations': operations})
+        context['journals'] = journals
+        return context

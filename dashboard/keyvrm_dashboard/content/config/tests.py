@@ -1,0 +1,64 @@
+"""View and form tests of the Global configuration panel: every field shown, edited, audit trail."""
+
+from django.urls import reverse
+from openstack_dashboard.test import helpers
+
+from keyvrm_dashboard.api import keyvrm
+from keyvrm_dashboard.content.config import forms as config_forms
+from keyvrm_dashboard.test import data
+from keyvrm_dashboard.test import helpers as kv_helpers
+
+INDEX_URL = reverse('horizon:admin:keyvrm_config:index')
+EDIT_URL = reverse('horizon:admin:keyvrm_config:edit')
+
+
+def config_post(**changes):
+    """The POST of the edit form: the current config with ``changes`` (a false checkbox is left out)."""
+    form = config_forms.initial_of(data.copied(data.CONFIG))
+    form.update(changes)
+    return {k: v for k, v in form.items() if v is not False}
+
+
+class AdminConfigTests(kv_helpers.AdminTestCase):
+
+    @helpers.create_mocks({keyvrm: ['config_get', 'config_audit_list']})
+    def test_index_shows_every_global_field_and_the_audit_trail(self):
+        self.mock_config_get.return_value = data.copied(data.CONFIG)
+        self.mock_config_audit_list.return_value = data.copied(data.AUDIT)
+        res = self.client.get(INDEX_URL)
+        for name in data.CONFIG:
+            self.assertContains(res, 'id="keyvrm-config-%s"' % name)
+        self.assertEqual(set(data.CONFIG), set(config_forms.GlobalConfigForm.base_fields))
+        self.assertContains(res, 'id="keyvrm-config-edit"')
+        self.assertEqual(data.AUDIT, res.context['table'].data)
+
+    @helpers.create_mocks({keyvrm: ['config_get', 'config_update']})
+    def test_edit_sends_changed_fields_with_lists_as_lists(self):
+        self.mock_config_get.return_value = data.copied(data.CONFIG)
+        res = self.client.post(EDIT_URL, config_post(period=120, ha_fence_interfaces='bond0, eth1'))
+        self.assertNoFormErrors(res)
+        self.assertRedirectsNoFollow(res, INDEX_URL)
+        self.mock_config_update.assert_called_once_with(helpers.IsHttpRequest(), period=120,
+                                                        ha_fence_interfaces=['bond0', 'eth1'])
+
+    @helpers.create_mocks({keyvrm: ['config_get', 'config_update']})
+    def test_edit_shows_api_400_on_the_field_it_names(self):
+        self.mock_config_get.return_value = data.copied(data.CONFIG)
+        self.mock_config_update.side_effect = keyvrm.ClientError(
+            400, 'invalid_field', "unknown filter 'NoSuchFilter'", field='nova_filters/0')
+        res = self.client.post(EDIT_URL, config_post(nova_filters='NoSuchFilter'))
+        self.assertEqual(["unknown filter 'NoSuchFilter'"], res.context['form'].errors['nova_filters'])
+
+
+class ReaderConfigTests(kv_helpers.ReaderTestCase):
+
+    @helpers.create_mocks({keyvrm: ['config_get', 'config_audit_list', 'config_update']})
+    def test_reader_sees_config_without_edit(self):
+        self.mock_config_get.return_value = data.copied(data.CONFIG)
+        self.mock_config_audit_list.return_value = []
+        res = self.client.get(INDEX_URL)
+        self.assertContains(res, 'id="keyvrm-config-period"')
+        self.assertNotContains(res, 'keyvrm-config-edit')
+        res = self.client.post(EDIT_URL, config_post(period=120))
+        self.assertNotEqual(200, res.status_code)
+        self.mock_config_update.assert_not_called()

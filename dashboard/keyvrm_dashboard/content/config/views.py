@@ -1,0 +1,57 @@
+"""Views of the Global configuration panel: the config with its audit trail, and the edit form."""
+
+from django.urls import reverse_lazy
+from django.utils.translation import gettext_lazy as _
+from horizon import exceptions
+from horizon import forms
+from horizon import tables
+
+from keyvrm_dashboard import access
+from keyvrm_dashboard.api import keyvrm
+from keyvrm_dashboard.content.config import forms as config_forms
+from keyvrm_dashboard.content.config import tables as config_tables
+
+INDEX_URL = reverse_lazy('horizon:admin:keyvrm_config:index')
+
+
+class IndexView(tables.DataTableView):
+    table_class = config_tables.ConfigAuditTable
+    template_name = 'admin/keyvrm_config/index.html'
+    page_title = _("KeyVRM: global configuration")
+
+    def get_data(self):
+        try:
+            return keyvrm.config_audit_list(self.request)
+        except Exception:
+            exceptions.handle(self.request, _("Unable to retrieve the config audit trail."))
+            return []
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        try:
+            config = keyvrm.config_get(self.request)
+        except Exception:
+            exceptions.handle(self.request, _("Unable to retrieve KeyVRM's global configuration."))
+            config = {}
+        labels = config_forms.GlobalConfigForm.base_fields
+        context['config_rows'] = [(name, labels[name].label, config[name]) for name in labels if name in config]
+        context['may_change'] = access.may_change(self.request)
+        return context
+
+
+class EditView(access.ChangersOnly, forms.ModalFormView):
+    form_class = config_forms.GlobalConfigForm
+    form_id = 'edit_config_form'
+    template_name = 'admin/keyvrm_config/edit.html'
+    modal_header = _("Edit global configuration")
+    submit_label = _("Save")
+    submit_url = reverse_lazy('horizon:admin:keyvrm_config:edit')
+    success_url = INDEX_URL
+    page_title = _("Edit global configuration")
+
+    def get_initial(self):
+        try:
+            return config_forms.initial_of(keyvrm.config_get(self.request))
+        except Exception:
+            exceptions.handle(self.request, _("Unable to retrieve KeyVRM's global configuration."),
+                              redirect=INDEX_URL)

@@ -1,0 +1,70 @@
+"""The hypervisors table: KeyVRM state with since and why, Return to service for admins."""
+
+from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext_lazy
+from horizon import tables
+
+from keyvrm_dashboard import access
+from keyvrm_dashboard.api import keyvrm
+from keyvrm_dashboard.content.aggregates import tables as aggregate_tables
+
+
+def service_text(datum):
+    """Nova's compute service as ``up/enabled``, with the forced-down flag and disabled reason."""
+    service = datum.get('service')
+    if not service:
+        return '-'
+    text = '%s/%s' % (service['state'], service['status'])
+    if service.get('forced_down'):
+        text += ' forced down'
+    if service.get('disabled_reason'):
+        text += ' (%s)' % service['disabled_reason']
+    return text
+
+
+def event_link(datum):
+    if not datum.get('event_id'):
+        return None
+    return reverse('horizon:admin:keyvrm_aggregates:event', args=[datum['event_id']])
+
+
+class ReturnToService(tables.BatchAction):
+    name = 'restore'
+    icon = 'repeat'
+
+    @staticmethod
+    def action_present(count):
+        return ngettext_lazy("Return to Service", "Return to Service", count)
+
+    @staticmethod
+    def action_past(count):
+        return ngettext_lazy("Returned to Service", "Returned to Service", count)
+
+    def allowed(self, request, datum=None):
+        """Offered on a host KeyVRM says may be restored, to users who may change things."""
+        return access.may_change(request) and datum is not None and bool(datum.get('restorable'))
+
+    def action(self, request, obj_id):
+        keyvrm.hypervisor_restore(request, obj_id)
+
+
+class HypervisorsTable(tables.DataTable):
+    host = tables.Column('host', verbose_name=_("Host"))
+    availability_zone = tables.Column('availability_zone', verbose_name=_("Availability zone"), empty_value='-')
+    aggregates = tables.Column('aggregates', verbose_name=_("Aggregates"), filters=(', '.join,))
+    state = tables.Column('state', verbose_name=_("KeyVRM state"), status=True,
+                          status_choices=aggregate_tables.HOST_STATE_COLOURS)
+    since = tables.Column('state_since', verbose_name=_("Since"), empty_value='-')
+    reason = tables.WrappingColumn('reason', verbose_name=_("Why"), empty_value='')
+    event = tables.Column('event_id', verbose_name=_("Event"), link=event_link, empty_value='-')
+    service = tables.Column(service_text, verbose_name=_("Compute service"))
+
+    def get_object_id(self, datum):
+        return datum['host']
+
+    class Meta(object):
+        name = 'hypervisors'
+        verbose_name = _("Hypervisors")
+        status_columns = ('state',)
+        row_actions = (ReturnToService,)

@@ -1,0 +1,1 @@
+"""Admin -> KeyVRM -> VMs: a VM's lifecycle state and history, and Unlock for admins."""

@@ -1,0 +1,1 @@
+"""Horizon's enabled files of KeyVRM: the KeyVRM panel group under Admin and its panels."""

@@ -1,0 +1,1 @@
+"""Test settings and helpers of the KeyVRM dashboard's view tests."""

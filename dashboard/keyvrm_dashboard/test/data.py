@@ -1,0 +1,82 @@
+"""API answers as KeyVRM's REST API gives them (shapes of keyvrm/api/schemas), for the view tests."""
+
+import copy
+
+EVENT = {'id': 'ev-1', 'aggregate_name': 'agg-a', 'kind': 'LB', 'marker': 'LB', 'status': 'manual_action',
+         'state': None, 'reason_code': 'overloaded', 'reason': 'cmp-1 syn_score 91.2% > 80%',
+         'cycle_id': 7, 'snapshot_id': 3, 'created_at': '2026-12-04T00:10:00Z',
+         'updated_at': '2026-12-04T00:10:05Z', 'finished_at': None, 'recommendations': {'manual_action': 2}}
+
+AGGREGATE = {'name': 'agg-a', 'nova_id': 1, 'availability_zone': 'az1', 'deleted': False,
+             'marker': 'LB', 'no_op_mode': False, 'no_op_reason': None, 'lb_period': 600,
+             'lb_weights': {'cpu': 1.0, 'ram': 1.0, 'net': 0.5, 'hugepages': 0.0},
+             'lb_overload_threshold': 80.0, 'lb_target_max_load': 70.0,
+             'lb_ceilings': {'cpu': 85.0, 'ram': 95.0, 'net': None, 'hugepages': None},
+             'storage_mode': 'shared', 'created_at': '2026-12-01T00:00:00Z', 'updated_at': '2026-12-01T00:00:00Z',
+             'last_event': EVENT, 'last_event_state': None, 'current_event': EVENT}
+
+NOOP_AGGREGATE = dict(AGGREGATE, name='agg-b', marker='HA', no_op_mode=True, no_op_reason='maintenance CHG-42',
+                      last_event=None, current_event=None)
+
+HYPERVISORS = [
+    {'host': 'cmp-1', 'state': 'ok', 'state_since': '2026-12-01T00:00:00Z', 'reason': None, 'event_id': None,
+     'fenced_at': None, 'fencing': [], 'availability_zone': 'az1', 'aggregates': ['agg-a'],
+     'service': {'state': 'up', 'status': 'enabled', 'forced_down': False, 'disabled_reason': None},
+     'snapshot_id': 3, 'seen_at': '2026-12-04T00:10:00Z', 'restorable': False},
+    {'host': 'cmp-2', 'state': 'maintenance', 'state_since': '2026-12-03T22:00:00Z',
+     'reason': 'evacuated after fencing by BMC', 'event_id': 'ev-0', 'fenced_at': '2026-12-03T21:59:00Z',
+     'fencing': [], 'availability_zone': 'az1', 'aggregates': ['agg-a'],
+     'service': {'state': 'down', 'status': 'disabled', 'forced_down': True, 'disabled_reason': 'keyvrm: fenced'},
+     'snapshot_id': 3, 'seen_at': '2026-12-04T00:10:00Z', 'restorable': True},
+]
+
+CYCLE = {'id': 7, 'status': 'completed', 'reason_code': None, 'reason': None, 'snapshot_id': 3,
+         'started_at': '2026-12-04T00:10:00Z', 'finished_at': '2026-12-04T00:10:02Z', 'event_count': 1,
+         'outcomes': [{'aggregate_name': 'agg-b', 'kind': 'HA', 'reason_code': 'noop',
+                       'reason': 'aggregate in NOOP: maintenance CHG-42', 'ran_at': '2026-12-04T00:10:01Z',
+                       'next_run_at': None}]}
+
+LOAD = {'source': {'cpu_before_pct': 91.234, 'cpu_after_pct': 70.01, 'ram_before_pct': 60.0,
+                   'ram_after_pct': 50.0, 'net_before_pct': 10.0, 'net_after_pct': 8.0,
+                   'syn_score_before_pct': 81.456, 'syn_score_after_pct': 66.0},
+        'target': {'cpu_before_pct': 20.0, 'cpu_after_pct': 41.2, 'ram_before_pct': 30.0,
+                   'ram_after_pct': 40.0, 'net_before_pct': 1.0, 'net_after_pct': 3.0,
+                   'syn_score_before_pct': 25.0, 'syn_score_after_pct': 40.55}}
+
+RECOMMENDATIONS = [
+    {'id': 'rec-manual', 'event_id': 'ev-1', 'action': 'live_migrate', 'vm_id': 'vm-1', 'source_host': 'cmp-1',
+     'target_host': 'cmp-3', 'ha_round': None, 'status': 'manual_action', 'load_calculation': LOAD,
+     'reason': None, 'attempts': 0, 'created_at': '2026-12-04T00:10:01Z', 'updated_at': '2026-12-04T00:10:01Z',
+     'started_at': None, 'finished_at': None},
+    {'id': 'rec-done', 'event_id': 'ev-1', 'action': 'live_migrate', 'vm_id': 'vm-2', 'source_host': 'cmp-1',
+     'target_host': 'cmp-4', 'ha_round': None, 'status': 'succeeded', 'load_calculation': LOAD,
+     'reason': None, 'attempts': 1, 'created_at': '2026-12-04T00:10:01Z', 'updated_at': '2026-12-04T00:11:00Z',
+     'started_at': '2026-12-04T00:10:30Z', 'finished_at': '2026-12-04T00:11:00Z'},
+]
+
+OPERATIONS = [{'id': 1, 'recommendation_id': 'rec-done', 'kind': 'start', 'attempt': 1, 'message': 'started',
+               'error': None, 'duration_s': None, 'created_at': '2026-12-04T00:10:30Z'},
+              {'id': 2, 'recommendation_id': 'rec-done', 'kind': 'success', 'attempt': 1,
+               'message': 'VM on cmp-4', 'error': None, 'duration_s': 30.0, 'created_at': '2026-12-04T00:11:00Z'}]
+
+CONFIG = {'enabled': True, 'period': 60, 'nova_filters': ['ComputeFilter', 'ServerGroupAntiAffinityFilter'],
+          'ha_fence_ceph': False, 'ha_fence_bmc': True, 'ha_fence_nova': True, 'ha_fence_interfaces': [],
+          'ha_power_check_timeout': 60, 'ha_vm_reset_state_timeout': 300, 'ha_no_evacuate_key': 'ha_no_evacuate',
+          'lb_no_migrate_key': 'lb_no_migrate', 'executor_max_attempts': 3, 'executor_max_repeated_errors': 2,
+          'executor_manual_action_timeout': 30, 'lb_recommendations_auto_run': False}
+
+AUDIT = [{'scope': 'aggregate', 'target': 'agg-b', 'field': 'no_op_mode', 'old_value': False, 'new_value': True,
+          'changed_by': 'admin', 'changed_at': '2026-12-03T21:00:00Z'}]
+
+VM = {'vm_id': 'vm-1', 'desired_host': 'cmp-3', 'desired_status': 'ACTIVE', 'observed_host': 'cmp-1',
+      'observed_status': 'MIGRATING', 'observed_at': '2026-12-04T00:10:40Z', 'locked': True,
+      'lock_owner': 'rec-manual', 'locked_at': '2026-12-04T00:10:30Z', 'transitional_state': 'migrating',
+      'deadline_at': '2026-12-04T00:20:30Z', 'failure_state': None, 'updated_at': '2026-12-04T00:10:40Z'}
+
+VM_HISTORY = [{'action': 'live_migrate', 'status': 'running', 'message': 'to cmp-3',
+               'started_at': '2026-12-04T00:10:30Z', 'finished_at': None, 'duration_s': None}]
+
+
+def copied(value):
+    """A deep copy, so a view that annotates an answer never changes the next test's data."""
+    return copy.deepcopy(value)

@@ -1,0 +1,30 @@
+"""Base test cases: Horizon's, with KeyVRM's service in two regions of the user's catalog."""
+
+import copy
+
+from openstack_dashboard.test import helpers
+
+from keyvrm_dashboard.api import keyvrm
+
+REGIONS = {'RegionOne': 'http://keyvrm.region-one:9877', 'RegionTwo': 'http://keyvrm.region-two:9877'}
+
+
+def keyvrm_service():
+    """The catalog entry of KeyVRM's API with a public endpoint in each test region."""
+    return {'type': keyvrm.SERVICE_TYPE, 'name': 'keyvrm', 'id': 'keyvrm-service',
+            'endpoints': [{'region': region, 'region_id': region, 'interface': 'public', 'url': url,
+                           'id': 'keyvrm-%s' % region} for region, url in REGIONS.items()]}
+
+
+class _KeyvrmCatalog(object):
+    def _setup_test_data(self):
+        super()._setup_test_data()
+        self.service_catalog = copy.deepcopy(self.service_catalog) + [keyvrm_service()]
+
+
+class ReaderTestCase(_KeyvrmCatalog, helpers.TestCase):
+    """A user with the member and reader roles (no admin)."""
+
+
+class AdminTestCase(_KeyvrmCatalog, helpers.BaseAdminViewTests):
+    """A user with the admin role."""

@@ -23,84 +23,105 @@ def keyvrmclient(request):
 
 
 def availability_zone_list(request):
+    """Availability zones with their number of aggregates."""
     return keyvrmclient(request).list_availability_zones()
 
 
 def aggregate_list(request, availability_zone=None):
+    """Every aggregate (of one zone when ``availability_zone`` is given), every page."""
     return keyvrmclient(request).list_aggregates(availability_zone=availability_zone)
 
 
 def aggregate_get(request, name):
+    """One aggregate with its config, last and current event."""
     return keyvrmclient(request).get_aggregate(name)
 
 
 def aggregate_update(request, name, **changes):
+    """Change an aggregate's config; the API refuses the whole change naming the bad field."""
     return keyvrmclient(request).update_aggregate(name, **changes)
 
 
 def event_list(request, aggregate, limit=None):
+    """The events of one aggregate, newest first (one page of ``limit`` when given)."""
     return keyvrmclient(request).list_events(aggregate=aggregate, limit=limit)
 
 
 def event_get(request, event_id):
+    """One event with its reason and its recommendations counted by status."""
     return keyvrmclient(request).get_event(event_id)
 
 
 def recommendation_list(request, event_id):
+    """The recommendations of one event."""
     return keyvrmclient(request).list_recommendations(event_id=event_id)
 
 
 def recommendation_get(request, recommendation_id):
+    """One recommendation (its status as the row refresh shows it)."""
     return keyvrmclient(request).get_recommendation(recommendation_id)
 
 
 def recommendation_run(request, recommendation_id):
+    """Queue a manual recommendation; the API refuses one that is not manual_action."""
     return keyvrmclient(request).run_recommendation(recommendation_id)
 
 
 def recommendation_cancel(request, recommendation_id):
+    """Cancel a recommendation that has not ended."""
     return keyvrmclient(request).cancel_recommendation(recommendation_id)
 
 
 def operation_list(request, recommendation_id):
+    """The operations journal of one recommendation."""
     return keyvrmclient(request).list_operations(recommendation_id)
 
 
 def hypervisor_list(request, aggregate=None):
+    """KeyVRM's hypervisors (of one aggregate when given) with state, since and why."""
     return keyvrmclient(request).list_hypervisors(aggregate=aggregate)
 
 
 def hypervisor_restore(request, host):
+    """Return a host to service; the API refuses one that is not restorable."""
     return keyvrmclient(request).restore_hypervisor(host)
 
 
 def config_get(request):
+    """The global business config."""
     return keyvrmclient(request).get_config()
 
 
 def config_update(request, **changes):
+    """Change global config fields; the API refuses the whole change naming the bad field."""
     return keyvrmclient(request).update_config(**changes)
 
 
 def config_audit_list(request, limit=None):
+    """The config audit trail, newest first."""
     return keyvrmclient(request).list_config_audit(limit=limit)
 
 
 def vm_get(request, vm_id):
+    """A VM's lifecycle state as KeyVRM holds it."""
     return keyvrmclient(request).get_vm(vm_id)
 
 
 def vm_history(request, vm_id):
+    """KeyVRM's actions on a VM."""
     return keyvrmclient(request).list_vm_history(vm_id)
 
 
 def vm_unlock(request, vm_id):
+    """Drop KeyVRM's lock on a VM (admin only in the API)."""
     return keyvrmclient(request).unlock_vm(vm_id)
 
 
 def cycle_list(request, limit=None):
+    """The newest cycles (``limit`` of them)."""
     return keyvrmclient(request).list_cycles(limit=limit)
 
 
 def cycle_get(request, cycle_id):
+    """One cycle with its per-aggregate no-op outcomes."""
     return keyvrmclient(request).get_cycle(cycle_id)

@@ -10,7 +10,7 @@ from keyvrm_dashboard.api import keyvrm
 
 RECOMMENDATION_STATUS_COLOURS = (('succeeded', True), ('failed', False), ('cancelled', False),
                                  ('created', None), ('manual_action', None), ('running', None))
-CANCELLABLE = ('created', 'manual_action')
+CANCELLABLE = ('manual_action',)  # the issue: Run and Cancel are the operator's answer to a manual one
 LOAD_MEASURES = ('syn_score', 'cpu', 'ram', 'net')
 
 
@@ -77,7 +77,7 @@ class CancelRecommendation(tables.BatchAction):
         return ngettext_lazy("Cancelled Recommendation", "Cancelled Recommendations", count)
 
     def allowed(self, request, datum=None):
-        """Offered only on a recommendation that has not started, to users who may change things."""
+        """Offered only on a manual recommendation, to users who may change things."""
         return access.may_change(request) and datum is not None and datum['status'] in CANCELLABLE
 
     def action(self, request, obj_id):

@@ -2,6 +2,10 @@
 
 import re
 
+from horizon import messages
+
+from keyvrm_dashboard.api import keyvrm
+
 _PART = re.compile(r"[./\[\]]+")
 
 
@@ -28,3 +32,15 @@ def put_on_form(form, error):
     field = form_field_of(error.field, form.fields)
     form.add_error(field, error.detail or str(error))
     return False
+
+
+def called_showing_detail(request, call, *args):
+    """``call(request, *args)``; an API refusal shows its detail as an error message, then re-raises.
+
+    For table actions: Horizon's own message says only *that* the action failed.
+    """
+    try:
+        return call(request, *args)
+    except keyvrm.ClientError as error:
+        messages.error(request, error.detail or str(error))
+        raise

@@ -7,6 +7,7 @@ from horizon import tables
 
 from keyvrm_dashboard import access
 from keyvrm_dashboard.api import keyvrm
+from keyvrm_dashboard import api_errors
 
 RECOMMENDATION_STATUS_COLOURS = (('succeeded', True), ('failed', False), ('cancelled', False),
                                  ('created', None), ('manual_action', None), ('running', None))
@@ -60,7 +61,7 @@ class RunRecommendation(tables.BatchAction):
         return access.may_change(request) and datum is not None and datum['status'] == 'manual_action'
 
     def action(self, request, obj_id):
-        keyvrm.recommendation_run(request, obj_id)
+        api_errors.called_showing_detail(request, keyvrm.recommendation_run, obj_id)
 
 
 class CancelRecommendation(tables.BatchAction):
@@ -81,7 +82,7 @@ class CancelRecommendation(tables.BatchAction):
         return access.may_change(request) and datum is not None and datum['status'] in CANCELLABLE
 
     def action(self, request, obj_id):
-        keyvrm.recommendation_cancel(request, obj_id)
+        api_errors.called_showing_detail(request, keyvrm.recommendation_cancel, obj_id)
 
 
 class RecommendationRow(tables.Row):

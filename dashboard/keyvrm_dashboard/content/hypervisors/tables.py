@@ -7,6 +7,7 @@ from horizon import tables
 
 from keyvrm_dashboard import access
 from keyvrm_dashboard.api import keyvrm
+from keyvrm_dashboard import api_errors
 from keyvrm_dashboard.content.aggregates import tables as aggregate_tables
 
 
@@ -46,7 +47,7 @@ class ReturnToService(tables.BatchAction):
         return access.may_change(request) and datum is not None and bool(datum.get('restorable'))
 
     def action(self, request, obj_id):
-        keyvrm.hypervisor_restore(request, obj_id)
+        api_errors.called_showing_detail(request, keyvrm.hypervisor_restore, obj_id)
 
 
 class HypervisorsTable(tables.DataTable):

@@ -35,6 +35,14 @@ class AdminHypervisorsTests(kv_helpers.AdminTestCase):
         self.assertEqual(200, res.status_code)
         self.assertContains(res, 'policy refuses')
 
+    @helpers.create_mocks({keyvrm: ['hypervisor_list', 'hypervisor_restore']})
+    def test_restore_refused_by_the_api_shows_its_reason(self):
+        self.mock_hypervisor_list.return_value = data.copied(data.HYPERVISORS)
+        self.mock_hypervisor_restore.side_effect = keyvrm.ClientError(
+            409, 'conflict', 'cmp-2 is still fenced: power it on first')
+        res = self.client.post(INDEX_URL, {'action': 'hypervisors__restore__cmp-2'}, follow=True)
+        self.assertContains(res, 'cmp-2 is still fenced: power it on first')
+
 
 class ReaderHypervisorsTests(kv_helpers.ReaderTestCase):
 

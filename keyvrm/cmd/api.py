@@ -3,7 +3,6 @@
 For Apache mod_wsgi or uWSGI use ``keyvrm.api.wsgi:application`` instead.
 """
 
-import signal
 import sys
 import threading
 
@@ -11,6 +10,7 @@ from oslo_log import log as logging
 
 from keyvrm.api import app as api_app
 from keyvrm.api import serve
+from keyvrm.cmd import stopping
 from keyvrm import service
 
 LOG = logging.getLogger(__name__)
@@ -18,16 +18,14 @@ LOG = logging.getLogger(__name__)
 
 def main(argv=None):
     conf = service.prepare(sys.argv[1:] if argv is None else argv)
-    stop = threading.Event()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda *_: stop.set())
-    server = serve.serve_in_thread(api_app.build_app(conf), conf.api.host, conf.api.port,
-                                   serve.ServerLimits.from_conf(conf))
-    LOG.info("keyvrm-api listening on %s (auth: %s)", server.url, conf.api.auth_strategy)
-    if conf.api.auth_strategy == "noauth":
-        LOG.warning("[api] auth_strategy = noauth: every caller is trusted as a system admin; "
-                    "use it only for the embedded single-user default, never on a network")
-    stop.wait()
-    LOG.info("keyvrm-api stopping")
-    server.shutdown()
+    with stopping.stop_on_signals(threading.Event()) as stop:
+        server = serve.serve_in_thread(api_app.build_app(conf), conf.api.host, conf.api.port,
+                                       serve.ServerLimits.from_conf(conf))
+        LOG.info("keyvrm-api listening on %s (auth: %s)", server.url, conf.api.auth_strategy)
+        if conf.api.auth_strategy == "noauth":
+            LOG.warning("[api] auth_strategy = noauth: every caller is trusted as a system admin; "
+                        "use it only for the embedded single-user default, never on a network")
+        stop.wait()
+        LOG.info("keyvrm-api stopping")
+        server.shutdown()
     return 0

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import sys
 import threading
 import time
@@ -21,6 +20,7 @@ import time
 from oslo_log import log as logging
 import yaml
 
+from keyvrm.cmd import stopping
 from keyvrm.conf import api as api_conf
 from keyvrm.db import api as db_api
 from keyvrm.demo import embedded
@@ -125,13 +125,6 @@ def load_config(path) -> dict:
     return {"app": document.get("app") or {}, "aggregates": document.get("aggregates") or {}}
 
 
-def _stop_on_signals(stop):
-    """SIGINT and SIGTERM end the run cleanly (the summary is still written); the old handlers, to restore."""
-    if threading.current_thread() is not threading.main_thread():
-        return {}
-    return {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
-
-
 def run(args, out, stop=None) -> dict:
     """Run the demo; returns its summary.
 
@@ -156,40 +149,38 @@ def run(args, out, stop=None) -> dict:
     duration_s = scen.duration_s if args.duration is None else args.duration
     clock_runner = runner.RealTimeRunner(region, speed=args.speed, tick_s=0.05)
     stop = stop or threading.Event()
-    old_handlers = _stop_on_signals(stop)
-    started = time.monotonic()
-    server = None
-    emb.start_engine()
-    try:
-        if args.keep_running:
-            if args.api_config:
-                use_api_config(emb.conf, args.api_config)
-            server = _serve_api(emb, args.api_port, out)
-            out.write("region, engine%s running; Ctrl-C stops\n" % (" and API" if server else ""))
-        clock_runner.start()
-        shown = 0
-        while not stop.is_set() and (args.keep_running or region.clock.elapsed_s < duration_s):
-            stop.wait(0.2)
-            done = sum(1 for c in db_api.page_cycles(emb.db, 1000) if c["status"] != "running")
-            if done != shown and not args.json:
-                shown = done
-                out.write(table.render(emb.db, done, region.clock.elapsed_s) + "\n\n")
-                out.flush()
-        # The run is over: the clock stops following the wall; flows still running finish with
-        # their own waits moving it (no new cycle falls due unless they wait a whole period).
-        clock_runner.stop()
-        emb.clock.driven = True
-        emb.dispatcher.wait_idle(120)
-        result = demo_summary.summarize(emb.db, region, time.monotonic() - started)
-        result["scenario"] = scen.name
-        result["plot"] = plot.write_plot(args.plot or os.path.join(args.state_path, "keyvrm-demo.png"), result)
-    finally:
-        if server is not None:
-            server.shutdown()
-        clock_runner.stop()
-        emb.stop()
-        for sig, handler in old_handlers.items():
-            signal.signal(sig, handler)
+    with stopping.stop_on_signals(stop):  # SIGINT/SIGTERM end the run; the summary is still made
+        started = time.monotonic()
+        server = None
+        emb.start_engine()
+        try:
+            if args.keep_running:
+                if args.api_config:
+                    use_api_config(emb.conf, args.api_config)
+                server = _serve_api(emb, args.api_port, out)
+                out.write("region, engine%s running; Ctrl-C stops\n" % (" and API" if server else ""))
+            clock_runner.start()
+            shown = 0
+            while not stop.is_set() and (args.keep_running or region.clock.elapsed_s < duration_s):
+                stop.wait(0.2)
+                done = sum(1 for c in db_api.page_cycles(emb.db, 1000) if c["status"] != "running")
+                if done != shown and not args.json:
+                    shown = done
+                    out.write(table.render(emb.db, done, region.clock.elapsed_s) + "\n\n")
+                    out.flush()
+            # The run is over: the clock stops following the wall; flows still running finish with
+            # their own waits moving it (no new cycle falls due unless they wait a whole period).
+            clock_runner.stop()
+            emb.clock.driven = True
+            emb.dispatcher.wait_idle(120)
+            result = demo_summary.summarize(emb.db, region, time.monotonic() - started)
+            result["scenario"] = scen.name
+            result["plot"] = plot.write_plot(args.plot or os.path.join(args.state_path, "keyvrm-demo.png"), result)
+        finally:
+            if server is not None:
+                server.shutdown()
+            clock_runner.stop()
+            emb.stop()
     return result
 
 

@@ -7,12 +7,12 @@ Resumes unfinished flows on start; with ``[engine] coordination_url`` and
 SIGTERM or SIGINT stops it gracefully: running tasks finish, their flows stay resumable.
 """
 
-import signal
 import sys
 import threading
 
 from oslo_config import cfg
 
+from keyvrm.cmd import stopping
 from keyvrm import conf as keyvrm_conf
 from keyvrm.engine import manager
 from keyvrm.engine import service as engine_service
@@ -24,23 +24,21 @@ from keyvrm import service
 def main(argv=None):
     """Run the engine until a stop signal; non-zero exit with a message on bad config."""
     conf = keyvrm_conf.CONF
-    try:
-        service.prepare(sys.argv[1:] if argv is None else argv, conf)
-        manager.register_global_only_opts(conf)
-        engine = engine_service.Engine(conf, wiring.resources_factory_from_conf(conf))
-        stop = threading.Event()
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(signum, lambda *args: stop.set())
-        engine.start()
-    except cfg.Error as exc:
-        print("keyvrm-engine: %s" % exc, file=sys.stderr)
-        return 2
-    except exception.InvalidField as exc:
-        print("keyvrm-engine: invalid %s" % exc, file=sys.stderr)
-        return 2
-    while not stop.wait(1.0):
-        pass
-    engine.stop()
+    with stopping.stop_on_signals(threading.Event()) as stop:
+        try:
+            service.prepare(sys.argv[1:] if argv is None else argv, conf)
+            manager.register_global_only_opts(conf)
+            engine = engine_service.Engine(conf, wiring.resources_factory_from_conf(conf))
+            engine.start()
+        except cfg.Error as exc:
+            print("keyvrm-engine: %s" % exc, file=sys.stderr)
+            return 2
+        except exception.InvalidField as exc:
+            print("keyvrm-engine: invalid %s" % exc, file=sys.stderr)
+            return 2
+        while not stop.wait(1.0):
+            pass
+        engine.stop()
     return 0
 
 

@@ -14,7 +14,6 @@ it after the current write.
 
 from __future__ import annotations
 
-import signal
 import sys
 import threading
 
@@ -22,6 +21,7 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from keyvrm.clock import WallClock
+from keyvrm.cmd import stopping
 from keyvrm.conf import heartbeat as heartbeat_conf
 from keyvrm.drivers.heartbeat import sentinel
 
@@ -99,11 +99,10 @@ def main(argv=None) -> int:
     conf = parse_conf(sys.argv[1:] if argv is None else argv)
     logging.setup(conf, "keyvrm-heartbeat-agent")
     agent = HeartbeatAgent.from_conf(conf, host=conf.host)
-    stop = threading.Event()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda *_: stop.set())
-    LOG.info("writing the heartbeat of %s every %s s to %s", agent.host, agent.interval_s, agent.service_name)
-    agent.run(stop)
+    with stopping.stop_on_signals(threading.Event()) as stop:
+        LOG.info("writing the heartbeat of %s every %s s to %s", agent.host, agent.interval_s,
+                 agent.service_name)
+        agent.run(stop)
     return 0
 
 

@@ -21,18 +21,19 @@ def spawn(argv, env, log_path) -> subprocess.Popen:
 
 
 def wait_http(url, process, timeout_s=120.0) -> None:
-    """Return once ``url`` answers HTTP at all; raise if ``process`` exits or time runs out."""
+    """Return once ``url`` answers HTTP at all; if ``process`` exits or time runs out, stop it and raise."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError("%s exited with %s before %s answered" % (process.args[0], process.returncode, url))
         try:
-            urllib.request.urlopen(url, timeout=2).close()
+            urllib.request.urlopen(url, timeout=60).close()  # a first page may compile for long
             return
         except urllib.error.HTTPError:
             return
         except OSError:
             time.sleep(0.2)
+    stop(process)
     raise RuntimeError("%s did not answer within %.0f s" % (url, timeout_s))
 
 

@@ -1173,6 +1173,19 @@ def _hypervisor_dict(host, state_row, seen, snapshot_id, taken_at):
     return values
 
 
+def get_aggregate_with_latest_snapshot(db, name):
+    """(aggregate config, snapshot id, taken_at, snapshot) for judging an aggregate's load now.
+
+    The snapshot is the newest one with hosts, decoded once per process (the cache
+    ``list_hypervisors`` uses); id, taken_at and snapshot are None before the first one.
+    ``NotFound`` if KeyVRM never saw the aggregate.
+    """
+    with db.reader() as session:
+        config = _aggregate_config_from_row(_aggregate_row(session, name))
+        snapshot_id, taken_at, snap = _latest_snapshot(session)
+    return config, snapshot_id, taken_at, snap
+
+
 def list_hypervisors(db, state=None, aggregate=None):
     """Every host of the newest snapshot with hosts and every host KeyVRM holds a state for, by name.
 

@@ -8,6 +8,7 @@ UPDATE = "keyvrm:aggregate:update"
 
 rules = [
     base.rule(LIST, base.RULE_READER, "List aggregates.", [("GET", "/v1/aggregates")]),
-    base.rule(GET, base.RULE_READER, "Show an aggregate.", [("GET", "/v1/aggregates/{name}")]),
+    base.rule(GET, base.RULE_READER, "Show an aggregate and its load per host.",
+              [("GET", "/v1/aggregates/{name}"), ("GET", "/v1/aggregates/{name}/load")]),
     base.rule(UPDATE, base.RULE_ADMIN, "Change an aggregate's config.", [("PATCH", "/v1/aggregates/{name}")]),
 ]

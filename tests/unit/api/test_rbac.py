@@ -30,6 +30,7 @@ MATRIX = {
     ("GET", "/v1/availability-zones"): "reader",
     ("GET", "/v1/aggregates"): "reader",
     ("GET", "/v1/aggregates/{name}"): "reader",
+    ("GET", "/v1/aggregates/{name}/load"): "reader",
     ("PATCH", "/v1/aggregates/{name}"): "admin",
     ("GET", "/v1/events"): "reader",
     ("GET", "/v1/events/{event_id}"): "reader",

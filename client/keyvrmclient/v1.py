@@ -94,6 +94,10 @@ class Client:
     def get_aggregate(self, name):
         return self._request("GET", "/aggregates/%s" % urllib.parse.quote(name, safe=""))["aggregate"]
 
+    def aggregate_load(self, name):
+        """The aggregate's load per host from the newest snapshot, judged with its LB settings."""
+        return self._request("GET", "/aggregates/%s/load" % urllib.parse.quote(name, safe=""))["aggregate_load"]
+
     def update_aggregate(self, name, **changes):
         return self._request("PATCH", "/aggregates/%s" % urllib.parse.quote(name, safe=""),
                              json=changes)["aggregate"]

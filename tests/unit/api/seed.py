@@ -1,5 +1,6 @@
 """A small, fixed KeyVRM state for API tests: aggregates, cycles, events, recommendations, VMs, a snapshot."""
 
+import dataclasses
 import datetime
 
 from keystonemiddleware import auth_token
@@ -30,6 +31,18 @@ def snapshot():
         aggregates=(m.Aggregate("agg-a", 1, None, "az1", {}, ("cmp-1", "cmp-2")),),
         hypervisors=(m.Hypervisor("cmp-1", "az1", ("agg-a",)), m.Hypervisor("cmp-2", "az1", ("agg-a",))),
         sources={m.SOURCE_NOVA: m.SourceStatus(m.SOURCE_NOVA, True, requests=3)})
+
+
+def loaded_snapshot():
+    """The snapshot a minute later with load on agg-a: cmp-1 at 100% cpu with 2 VMs, cmp-2 without net."""
+    base = snapshot()
+    hot_metrics = m.HostMetrics(cpu_pct=100.0, ram_pct=40.123, net_pct=10.0)
+    hot = m.Hypervisor("cmp-1", "az1", ("agg-a",), metrics=hot_metrics)
+    partial = m.Hypervisor("cmp-2", "az1", ("agg-a",), metrics=m.HostMetrics(cpu_pct=30.0, ram_pct=50.0))
+    flavor = m.Flavor("small", 1, 512)
+    vms = tuple(m.VM(vm_id, vm_id, host, "project", flavor)
+                for vm_id, host in (("vm-1", "cmp-1"), ("vm-2", "cmp-1"), ("vm-3", "cmp-2")))
+    return dataclasses.replace(base, taken_at=base.taken_at + 60, hypervisors=(hot, partial), vms=vms)
 
 
 def seed(db):

@@ -1,7 +1,5 @@
 """GET /v1/aggregates/{name}/load: per-host load judged with the aggregate's LB settings."""
 
-import dataclasses
-
 import webob
 
 from keyvrm.db import api as db_api
@@ -15,22 +13,11 @@ def _get(app, path, status=200):
     return response.json
 
 
-def _loaded_snapshot():
-    base = seed.snapshot()
-    hot_metrics = m.HostMetrics(cpu_pct=100.0, ram_pct=40.123, net_pct=10.0)
-    hot = m.Hypervisor("cmp-1", "az1", ("agg-a",), metrics=hot_metrics)
-    partial = m.Hypervisor("cmp-2", "az1", ("agg-a",), metrics=m.HostMetrics(cpu_pct=30.0, ram_pct=50.0))
-    flavor = m.Flavor("small", 1, 512)
-    vms = tuple(m.VM(vm_id, vm_id, host, "project", flavor)
-                for vm_id, host in (("vm-1", "cmp-1"), ("vm-2", "cmp-1"), ("vm-3", "cmp-2")))
-    return dataclasses.replace(base, taken_at=base.taken_at + 60, hypervisors=(hot, partial), vms=vms)
-
-
 def test_hosts_are_scored_and_judged_with_the_aggregate_settings(noauth_app, seeded_db):
     settings = {"lb_weights": {"cpu": 1, "ram": 1, "net": 0}, "lb_overload_threshold": 80,
                 "lb_target_max_load": 70, "lb_ceilings": {"cpu": 85}}
     db_api.update_aggregate_config(seeded_db, "agg-a", settings, "test")
-    snapshot_id = db_api.store_snapshot(seeded_db, _loaded_snapshot(), keep_count=10)
+    snapshot_id = db_api.store_snapshot(seeded_db, seed.loaded_snapshot(), keep_count=10)
     body = _get(noauth_app, "/v1/aggregates/agg-a/load")["aggregate_load"]
     assert (body["snapshot_id"], body["lb_overload_threshold"], body["lb_target_max_load"]) == (snapshot_id, 80, 70)
     assert body["lb_ceilings"]["cpu"] == 85 and body["lb_hysteresis_pct"] == 10
@@ -44,7 +31,7 @@ def test_hosts_are_scored_and_judged_with_the_aggregate_settings(noauth_app, see
 
 def test_the_score_above_the_threshold_is_a_cause(noauth_app, seeded_db):
     db_api.update_aggregate_config(seeded_db, "agg-a", {"lb_overload_threshold": 50, "lb_target_max_load": 40}, "test")
-    db_api.store_snapshot(seeded_db, _loaded_snapshot(), keep_count=10)
+    db_api.store_snapshot(seeded_db, seed.loaded_snapshot(), keep_count=10)
     hot = _get(noauth_app, "/v1/aggregates/agg-a/load")["aggregate_load"]["hosts"][0]
     assert hot["overloaded"] and hot["causes"][0].startswith("syn_score ") and "> threshold 50%" in hot["causes"][0]
 

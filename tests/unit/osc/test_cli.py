@@ -123,3 +123,19 @@ def test_hypervisor_list_show_and_restore(served, seeded_db):
     again = _openstack(served, "hypervisor", "restore", "cmp-1")
     assert again.returncode != 0 and "is restoring" in again.stderr
     assert db_api.get_hypervisor_state(seeded_db, "cmp-1")["state"] == "restoring"
+
+
+def test_aggregate_load_lists_each_host_with_its_score_and_overload_causes(served, seeded_db):
+    db_api.update_aggregate_config(seeded_db, "agg-a", {"lb_ceilings": {"cpu": 85}}, "test")
+    db_api.store_snapshot(seeded_db, seed.loaded_snapshot(), keep_count=10)
+    result = _openstack(served, "aggregate", "load", "agg-a", "-f", "json")
+    assert result.returncode == 0, result.stderr
+    hot, partial = json.loads(result.stdout)
+    assert (hot["host"], hot["cpu"], hot["overloaded"], hot["causes"], hot["vm_count"]) == (
+        "cmp-1", 100.0, True, ["cpu 100% >= ceiling 85%"], 2)
+    assert (partial["host"], partial["net"], partial["missing"]) == ("cmp-2", None, ["net"])
+
+
+def test_aggregate_load_of_an_unknown_aggregate_fails_with_the_api_message(served):
+    result = _openstack(served, "aggregate", "load", "nope")
+    assert result.returncode == 1 and "nope" in result.stderr

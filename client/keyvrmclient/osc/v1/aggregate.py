@@ -1,10 +1,11 @@
-"""`openstack keyvrm aggregate list|show|set`."""
+"""`openstack keyvrm aggregate list|show|set|load`."""
 
 from osc_lib.command import command
 
 from keyvrmclient.osc.v1 import common
 
 LIST_COLUMNS = ("name", "availability_zone", "marker", "no_op_mode", "no_op_reason", "last_event_state")
+LOAD_COLUMNS = ("host", "cpu", "ram", "net", "syn_score", "overloaded", "causes", "missing", "vm_count")
 
 
 def _weight(text):
@@ -42,6 +43,21 @@ class ShowAggregate(common.ShowById):
     """Show an aggregate's config with its last and current event."""
 
     argument, metavar, method = "name", "<aggregate>", "get_aggregate"
+
+
+class ShowAggregateLoad(command.Lister):
+    """Show each hypervisor's load (cpu, ram, net, syn_score in %) and why it is overloaded, newest snapshot."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument("name", metavar="<aggregate>")
+        return parser
+
+    def take_action(self, parsed_args):
+        load = common.call(common.client(self).aggregate_load, parsed_args.name)
+        if load["snapshot_id"] is None:
+            self.app.stderr.write("no snapshot yet: KeyVRM has not harvested this region\n")
+        return common.rows(load["hosts"], LOAD_COLUMNS)
 
 
 class SetAggregate(command.ShowOne):

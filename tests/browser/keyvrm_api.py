@@ -13,8 +13,9 @@ from tests.browser import identity
 from tests.browser import processes
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-# LB recommendations wait for an operator, so a manual one can be run from the panel.
-MANUAL_LB = "app:\n  lb_recommendations_auto_run: false\n"
+# LB recommendations wait for an operator, so a manual one can be run from the panel; at 60x
+# the default 30 min before an unstarted one is cancelled would pass in 30 s, so wait a week.
+MANUAL_LB = "app:\n  lb_recommendations_auto_run: false\n  executor_manual_action_timeout: 604800\n"
 
 
 @dataclasses.dataclass(frozen=True)

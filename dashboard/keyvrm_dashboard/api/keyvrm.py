@@ -37,6 +37,11 @@ def aggregate_get(request, name):
     return keyvrmclient(request).get_aggregate(name)
 
 
+def aggregate_load(request, name):
+    """Each host's load, syn_score and overload causes from the newest snapshot, with the LB limits."""
+    return keyvrmclient(request).aggregate_load(name)
+
+
 def aggregate_update(request, name, **changes):
     """Change an aggregate's config; the API refuses the whole change naming the bad field."""
     return keyvrmclient(request).update_aggregate(name, **changes)

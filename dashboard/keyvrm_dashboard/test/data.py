@@ -80,3 +80,16 @@ VM_HISTORY = [{'action': 'live_migrate', 'status': 'running', 'message': 'to cmp
 def copied(value):
     """A deep copy, so a view that annotates an answer never changes the next test's data."""
     return copy.deepcopy(value)
+
+
+AGGREGATE_LOAD = {
+    'aggregate': 'agg-b', 'snapshot_id': 12, 'taken_at': '2026-12-01T10:00:00',
+    'lb_weights': {'cpu': 1.0, 'ram': 1.0, 'net': 0.5}, 'lb_overload_threshold': 80.0, 'lb_target_max_load': 70.0,
+    'lb_ceilings': {'cpu': 85.0, 'ram': 95.0, 'net': None}, 'lb_hysteresis_pct': 10.0,
+    'hosts': [
+        {'host': 'cmp-1', 'cpu': 100.0, 'ram': 62.5, 'net': 12.0, 'syn_score': 75.2, 'overloaded': True,
+         'causes': ['cpu 100% >= ceiling 85%'], 'missing': [], 'vm_count': 9},
+        {'host': 'cmp-2', 'cpu': 31.0, 'ram': 40.0, 'net': None, 'syn_score': 35.5, 'overloaded': False,
+         'causes': [], 'missing': ['net'], 'vm_count': 3},
+    ]}
+NO_SNAPSHOT_LOAD = dict(AGGREGATE_LOAD, snapshot_id=None, taken_at=None, hosts=[])

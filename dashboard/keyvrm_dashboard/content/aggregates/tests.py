@@ -12,6 +12,7 @@ EDIT_URL = reverse('horizon:admin:keyvrm_aggregates:edit', args=['agg-a'])
 DETAIL_URL = reverse('horizon:admin:keyvrm_aggregates:detail', args=['agg-a'])
 EVENT_URL = reverse('horizon:admin:keyvrm_aggregates:event', args=['ev-1'])
 INDEX_CALLS = ['aggregate_list', 'hypervisor_list', 'cycle_list', 'cycle_get', 'availability_zone_list']
+DETAIL_CALLS = ['aggregate_get', 'aggregate_load', 'event_list', 'hypervisor_list', 'cycle_list', 'cycle_get']
 EVENT_CALLS = ['event_get', 'recommendation_list', 'operation_list', 'recommendation_run',
                'recommendation_cancel', 'recommendation_get']
 
@@ -105,9 +106,10 @@ class AdminAggregatesTests(IndexAnswers, kv_helpers.AdminTestCase):
         self.assertIn('no_op_reason', res.context['form'].errors)
         self.mock_aggregate_update.assert_not_called()
 
-    @helpers.create_mocks({keyvrm: ['aggregate_get', 'event_list', 'hypervisor_list', 'cycle_list', 'cycle_get']})
+    @helpers.create_mocks({keyvrm: DETAIL_CALLS})
     def test_detail_shows_current_event_hosts_and_why_nothing_happened(self):
         self.mock_aggregate_get.return_value = data.copied(data.NOOP_AGGREGATE)
+        self.mock_aggregate_load.return_value = data.copied(data.NO_SNAPSHOT_LOAD)
         self.mock_event_list.return_value = [data.copied(data.EVENT)]
         self.mock_hypervisor_list.return_value = data.copied(data.HYPERVISORS)
         self.mock_cycle_list.return_value = [{'id': 7}]
@@ -119,6 +121,23 @@ class AdminAggregatesTests(IndexAnswers, kv_helpers.AdminTestCase):
         self.assertContains(res, 'evacuated after fencing by BMC')
         self.assertEqual(['ev-1'], [e['id'] for e in res.context['events_table'].data])
         self.mock_hypervisor_list.assert_called_once_with(helpers.IsHttpRequest(), aggregate='agg-b')
+        self.assertContains(res, 'No snapshot yet')
+        self.assertNotContains(res, 'id="keyvrm-load-chart"')
+
+    @helpers.create_mocks({keyvrm: DETAIL_CALLS})
+    def test_detail_draws_the_load_chart_and_table_from_the_api_answer(self):
+        self.mock_aggregate_get.return_value = data.copied(data.NOOP_AGGREGATE)
+        self.mock_aggregate_load.return_value = data.copied(data.AGGREGATE_LOAD)
+        self.mock_event_list.return_value = []
+        self.mock_hypervisor_list.return_value = data.copied(data.HYPERVISORS)
+        self.mock_cycle_list.return_value = []
+        res = self.client.get(reverse('horizon:admin:keyvrm_aggregates:detail', args=['agg-b']))
+        self.assertContains(res, '<svg id="keyvrm-load-chart"', count=1)
+        self.assertContains(res, 'class="keyvrm-overload-mark"', count=1)
+        self.assertContains(res, 'threshold 80%')
+        self.assertContains(res, '<td>cpu 100% &gt;= ceiling 85%</td>', html=False)
+        self.assertNotContains(res, 'No snapshot yet')
+        self.mock_aggregate_load.assert_called_once_with(helpers.IsHttpRequest(), 'agg-b')
 
     @helpers.create_mocks({keyvrm: ['event_get']})
     def test_event_row_refreshes_through_ajax_row_update(self):

@@ -9,6 +9,7 @@ from horizon import tables
 
 from keyvrm_dashboard import access
 from keyvrm_dashboard.api import keyvrm
+from keyvrm_dashboard import charts
 from keyvrm_dashboard.content.aggregates import event_tables
 from keyvrm_dashboard.content.aggregates import forms as aggregate_forms
 from keyvrm_dashboard.content.aggregates import tables as aggregate_tables
@@ -107,7 +108,19 @@ class DetailView(tables.MultiTableView):
         context['cycle'] = cycle
         context['outcomes'] = mine
         context['outcome_text'] = outcomes.outcome_text(cycle, mine, aggregate.get('last_event'))
+        context['load'], context['load_chart'] = self.load_chart(aggregate['name'])
         return context
+
+    def load_chart(self, name):
+        """(the API's per-host load, its SVG chart); no chart before a first snapshot or on an API error."""
+        try:
+            load = keyvrm.aggregate_load(self.request, name)
+        except Exception:
+            exceptions.handle(self.request, _("Unable to retrieve the aggregate's load."))
+            return None, None
+        if not load['hosts']:
+            return load, None
+        return load, charts.render(charts.layout(load), name)
 
 
 class EditView(access.ChangersOnly, forms.ModalFormView):

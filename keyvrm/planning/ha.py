@@ -296,7 +296,7 @@ def ordered_pass(ctx, vms, excluded_hosts, avoid_targets) -> OrderedPass:
     heapq.heapify(heap)
     targets, requests, left_over = {}, {}, {}
     for vm in vms:
-        request = selector.request_for(vm, ignore_hosts=excluded_hosts)
+        request = selector.request_for(vm)
         requests[vm.id] = request
         avoid = avoid_targets.get(vm.id)
         target, rejections, examined = None, collections.Counter(), []

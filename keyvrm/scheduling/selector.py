@@ -71,16 +71,19 @@ class TargetSelector:
         self.unchecked = UncheckedInputs()
         self._may_leave_unchecked = tuple(f for f in filters if f.may_leave_unchecked)
 
-    def request_for(self, vm: m.VM, ignore_hosts=frozenset()) -> PlacementRequest:
-        """Build the filter request of ``vm``; group hosts come from the ledger."""
+    def request_for(self, vm: m.VM) -> PlacementRequest:
+        """Build the filter request of ``vm``; group hosts come from the ledger.
+
+        A hard-affinity group's hosts are those of every member, ``vm`` included, as
+        Nova's scheduler counts them (``InstanceGroup.get_hosts()``, also for an
+        evacuation from a dead host): such a VM can only stay where its group is.
+        """
         image = self.images.get(vm.image_id)
         group = self.server_groups.get(vm.server_group_id)
         group_hosts = frozenset()
         if group is not None and group.policy == m.AFFINITY:
-            located = (self.ledger.location(member) for member in group.members
-                       if member != vm.id)
-            group_hosts = frozenset(h for h in located if h is not None
-                                    and h not in ignore_hosts)
+            located = (self.ledger.location(member) for member in set(group.members) | {vm.id})
+            group_hosts = frozenset(h for h in located if h is not None)
         return PlacementRequest(vm=vm, resources=capacity.resource_request_of(vm, image),
                                 image=image, server_group=group, group_hosts=group_hosts)
 

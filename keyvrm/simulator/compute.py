@@ -303,8 +303,8 @@ class Compute:
             limit = int(group.rules.get("max_server_per_host", 1))
             if hosts.count(target.name) >= limit:
                 return f"{prefix}: ServerGroupAntiAffinityFilter: group {group.id}"
-        elif group.policy == AFFINITY:
-            if any(h != target.name for h in hosts):
+        elif group.policy == AFFINITY:  # Nova counts every member's host, the VM's own too
+            if any(h != target.name for h in hosts + [vm.host]):
                 return f"{prefix}: ServerGroupAffinityFilter: group {group.id}"
         return None
 

@@ -115,7 +115,7 @@ def build_and_solve(snapshot, app_config, aggregate, fenced, busy=m.BusySet(), *
     # Classes: interchangeable VMs (same request, same allowed hosts, no group).
     classes = collections.OrderedDict()  # key -> [request, group, [vm...], allowed hosts]
     for vm in vms:
-        request = selector.request_for(vm, ignore_hosts=fenced)
+        request = selector.request_for(vm)
         group = request.server_group
         if group is not None and group.policy != m.ANTI_AFFINITY:
             group = None  # affinity/soft groups: none in generated regions (see docstring)

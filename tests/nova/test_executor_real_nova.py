@@ -93,3 +93,31 @@ def test_stuck_migration_hits_the_timeout_and_becomes_migration_failed_unlocked(
     state = db_api.get_vm_state(sqlite_db, vm)
     assert state["failure_state"] == "migration_failed" and not state["locked"]
     assert "timeout" in db_api.list_operations(sqlite_db, rec_id)[-1]["error"]
+
+
+def test_evacuation_of_a_hard_affinity_member_is_refused_by_nova(sqlite_db, driver, fake_cloud):
+    """Nova's ServerGroupAffinityFilter counts the dead host, where the group lives: NoValidHost."""
+    group = c.server_group(driver, "sg-affinity-evac", "affinity")
+    vm = c.boot(driver, "exec-affinity-evac", "compute004", group_id=group)
+    fake_cloud.stop_compute("compute004")
+    try:
+        driver.force_down_service("compute004")
+        rec_id = _recommend(sqlite_db, "evacuate", vm, "compute004", "compute003")
+        status, _ = _run(sqlite_db, driver, rec_id)
+        assert status == "failed", db_api.list_operations(sqlite_db, rec_id)
+        assert c.host_of(driver, vm) == "compute004"
+        print("affinity evacuation refused: %s" % db_api.list_operations(sqlite_db, rec_id)[-1]["error"])
+    finally:
+        fake_cloud.start_compute("compute004")
+        driver.force_down_service("compute004", False)
+
+
+def test_live_migration_of_a_lone_hard_affinity_member_is_refused_by_nova(sqlite_db, driver):
+    """The group's hosts include the migrating VM's own host, so no other host passes."""
+    group = c.server_group(driver, "sg-affinity-live", "affinity")
+    vm = c.boot(driver, "exec-affinity-live", "compute002", group_id=group)
+    rec_id = _recommend(sqlite_db, "live_migrate", vm, "compute002", "compute003")
+    status, _ = _run(sqlite_db, driver, rec_id)
+    assert status == "failed", db_api.list_operations(sqlite_db, rec_id)
+    assert c.host_of(driver, vm) == "compute002"
+    print("affinity live migration refused: %s" % db_api.list_operations(sqlite_db, rec_id)[-1]["error"])

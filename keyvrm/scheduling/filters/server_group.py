@@ -27,7 +27,7 @@ class ServerGroupAntiAffinityFilter(HostFilter):
 
 @register
 class ServerGroupAffinityFilter(HostFilter):
-    """All members on one host: only the hosts of already-placed members pass."""
+    """All members on one host: only the hosts of the group's members (the VM's own too) pass."""
 
     def rejection(self, host_state, request):
         group = request.server_group
@@ -35,5 +35,5 @@ class ServerGroupAffinityFilter(HostFilter):
             return None
         if host_state.name in request.group_hosts:
             return None
-        return "affinity group %s lives on %s" % (
+        return "affinity group %s lives on %s (Nova admits no other host)" % (
             group.name, ", ".join(sorted(request.group_hosts)))

@@ -100,11 +100,15 @@ def test_anti_affinity_spreads_and_reports_rejections_per_filter():
     assert "1 host rejected by cpu_depleted" in why.message
 
 
-def test_affinity_group_follows_first_placed_member():
+def test_hard_affinity_members_of_a_dead_host_have_no_target_as_nova_refuses_them():
+    # Nova's ServerGroupAffinityFilter counts the dead host where the group lives
+    # (tests/nova/test_executor_real_nova.py shows real Nova refusing the evacuation).
     group = m.ServerGroup("g", "db", m.AFFINITY, members=("a", "b"))
     vms = [b.vm("a", DEAD, server_group_id="g"), b.vm("b", DEAD, server_group_id="g")]
     plan = _plan([_dead(), b.host("h1"), b.host("h2")], vms, [group])
-    assert len({mv.target for mv in plan.moves}) == 1
+    assert plan.moves == ()
+    assert _codes(plan) == [reasons.NO_TARGET, reasons.NO_TARGET]
+    assert all("2 hosts rejected by ServerGroupAffinityFilter" in r.message for r in plan.reasons)
 
 
 def test_empty_filter_list_means_no_filtering_and_is_reported():

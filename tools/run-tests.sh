@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install what KeyVRM's tests need on a Debian machine, then run them: tox -e pep8,docs,py3,functional,nova.
+# Install what KeyVRM's tests need on a Debian machine, then run them: tox -e pep8,docs,py3,dashboard,browser,functional,nova.
 # Debian packages come from .ci/apt-packages.txt (installed only when missing), Python packages
 # from requirements.txt/test-requirements.txt pinned by constraints.txt.
 set -euo pipefail
@@ -20,4 +20,4 @@ if [ -s .ci/apt-packages.txt ]; then
 fi
 
 python3 -m pip install -q -c constraints.txt tox
-exec python3 -m tox -e pep8,docs,py3,functional,nova "$@"
+exec python3 -m tox -e pep8,docs,py3,dashboard,browser,functional,nova "$@"

@@ -4,6 +4,7 @@ Each test boots its own servers on hosts it names; wall times of the successful 
 printed (``-s``) for the notes.
 """
 
+import contextlib
 import time
 
 from keyvrm.clock import WallClock
@@ -48,21 +49,28 @@ def test_live_migration_ends_with_the_vm_on_the_target_as_nova_reports(sqlite_db
     assert not db_api.get_vm_state(sqlite_db, vm)["locked"]
 
 
+@contextlib.contextmanager
+def _compute_dead(fake_cloud, driver, host):
+    """``host``'s nova-compute stopped and its service forced down (as fenced), then back."""
+    fake_cloud.stop_compute(host)
+    try:
+        driver.force_down_service(host)
+        yield
+    finally:
+        fake_cloud.start_compute(host)
+        driver.force_down_service(host, False)
+
+
 def test_evacuation_after_force_down_ends_with_the_vm_on_the_target_and_active(
         sqlite_db, driver, fake_cloud):
     vm = c.boot(driver, "exec-evac", "compute004")
-    fake_cloud.stop_compute("compute004")
-    try:
-        driver.force_down_service("compute004")
+    with _compute_dead(fake_cloud, driver, "compute004"):
         rec_id = _recommend(sqlite_db, "evacuate", vm, "compute004", "compute003")
         status, took_s = _run(sqlite_db, driver, rec_id)
         print("evacuation wall time (incl. the start after it): %.2f s" % took_s)
         assert status == "succeeded", db_api.list_operations(sqlite_db, rec_id)
         raw = c.server(driver, vm)
         assert raw["OS-EXT-SRV-ATTR:host"] == "compute003" and raw["status"] == "ACTIVE"
-    finally:
-        fake_cloud.start_compute("compute004")
-        driver.force_down_service("compute004", False)
 
 
 def test_anti_affinity_conflict_at_execution_fails_and_is_journaled(sqlite_db, driver):
@@ -99,17 +107,12 @@ def test_evacuation_of_a_hard_affinity_member_is_refused_by_nova(sqlite_db, driv
     """Nova's ServerGroupAffinityFilter counts the dead host, where the group lives: NoValidHost."""
     group = c.server_group(driver, "sg-affinity-evac", "affinity")
     vm = c.boot(driver, "exec-affinity-evac", "compute004", group_id=group)
-    fake_cloud.stop_compute("compute004")
-    try:
-        driver.force_down_service("compute004")
+    with _compute_dead(fake_cloud, driver, "compute004"):
         rec_id = _recommend(sqlite_db, "evacuate", vm, "compute004", "compute003")
         status, _ = _run(sqlite_db, driver, rec_id)
         assert status == "failed", db_api.list_operations(sqlite_db, rec_id)
         assert c.host_of(driver, vm) == "compute004"
         print("affinity evacuation refused: %s" % db_api.list_operations(sqlite_db, rec_id)[-1]["error"])
-    finally:
-        fake_cloud.start_compute("compute004")
-        driver.force_down_service("compute004", False)
 
 
 def test_live_migration_of_a_lone_hard_affinity_member_is_refused_by_nova(sqlite_db, driver):

@@ -77,6 +77,21 @@ VM_HISTORY = [{'action': 'live_migrate', 'status': 'running', 'message': 'to cmp
                'started_at': '2026-12-04T00:10:30Z', 'finished_at': None, 'duration_s': None}]
 
 
+# GET /v1/events/{id}'s no_target: one entry per VM without target (HA) or overloaded host without target (LB).
+NO_TARGET_HA = {'vm_id': 'vm-9', 'source_host': 'cmp-2', 'code': 'no_target',
+                'message': 'no host passes the filters for vm-9',
+                'rejected_hosts': [{'host': 'cmp-3', 'check': 'ServerGroupAntiAffinityFilter', 'vms': 1},
+                                   {'host': 'cmp-4', 'check': 'RamFilter', 'vms': 1}], 'more_hosts': 0}
+NO_TARGET_LB = {'vm_id': None, 'source_host': 'cmp-1', 'code': 'ram_depleted',
+                'message': 'no host has RAM for a VM of cmp-1 below the target max',
+                'rejected_hosts': [{'host': 'cmp-5', 'check': 'lb_target_max_load', 'vms': 4}], 'more_hosts': 3}
+HA_EVENT = dict(EVENT, id='ev-2', kind='HA', marker='HA', status='completed', state='error',
+                reason_code='no_target', reason='1 VM of cmp-2 has no target', finished_at='2026-12-04T00:12:00Z',
+                recommendations={'succeeded': 3}, no_target=[NO_TARGET_HA])
+LB_EVENT = dict(EVENT, id='ev-3', status='completed', state='warning', reason_code='no_target',
+                recommendations={}, no_target=[NO_TARGET_LB])
+
+
 def copied(value):
     """A deep copy, so a view that annotates an answer never changes the next test's data."""
     return copy.deepcopy(value)

@@ -11,8 +11,22 @@ from keyvrm_dashboard import api_errors
 
 RECOMMENDATION_STATUS_COLOURS = (('succeeded', True), ('failed', False), ('cancelled', False),
                                  ('created', None), ('manual_action', None), ('running', None))
+RECOMMENDATION_FINAL = ('succeeded', 'failed', 'cancelled')  # keyvrm.db.models: nothing changes after these
+EVENT_FINAL = ('completed',)
 CANCELLABLE = ('manual_action',)  # the issue: Run and Cancel are the operator's answer to a manual one
 LOAD_MEASURES = ('syn_score', 'cpu', 'ram', 'net')
+
+
+def recommendation_is_final(recommendation):
+    """Whether a recommendation has ended (its row and journal no longer change)."""
+    return recommendation['status'] in RECOMMENDATION_FINAL
+
+
+def event_is_final(event):
+    """Whether an event and every one of its recommendations (counted by status in the event) have ended."""
+    counts = event.get('recommendations') or {}
+    return event['status'] in EVENT_FINAL and all(
+        status in RECOMMENDATION_FINAL for status, count in counts.items() if count)
 
 
 def side_text(side):

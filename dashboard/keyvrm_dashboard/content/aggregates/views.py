@@ -1,8 +1,11 @@
 """Views of the Aggregates panel: they fetch from KeyVRM's API and hand over to tables and templates."""
 
+from django import http
 from django.urls import reverse
 from django.urls import reverse_lazy
 from django.utils.translation import gettext_lazy as _
+from django.views import generic
+from horizon import conf as horizon_conf
 from horizon import exceptions
 from horizon import forms
 from horizon import tables
@@ -148,8 +151,28 @@ class EditView(access.ChangersOnly, forms.ModalFormView):
         return context
 
 
+def operations_of(request, recommendation_id):
+    """The operations journal of one recommendation; an error message and no operations on an API error."""
+    try:
+        return keyvrm.operation_list(request, recommendation_id)
+    except Exception:
+        exceptions.handle(request, _("Unable to retrieve the operations of %s.") % recommendation_id)
+        return []
+
+
+def journal_of(recommendation, operations):
+    """What ``_event_journal.html`` shows of one recommendation: it, its operations, whether it has ended."""
+    return {'recommendation': recommendation, 'operations': operations,
+            'final': event_tables.recommendation_is_final(recommendation)}
+
+
+def summary_of(event):
+    """What ``_event_summary.html`` shows: the event, whether it ended, its no-target entries (none from older APIs)."""
+    return {'event': event, 'final': event_tables.event_is_final(event), 'no_target': event.get('no_target') or []}
+
+
 class EventView(tables.DataTableView):
-    """One event: reason, recommendations with load calculation, and each one's operations journal."""
+    """One event: summary, no-target entries, recommendations and each one's operations journal, refreshed live."""
 
     table_class = event_tables.RecommendationsTable
     template_name = 'admin/keyvrm_aggregates/event.html'
@@ -174,15 +197,38 @@ class EventView(tables.DataTableView):
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
-        context['event'] = self.event()
-        journals = []
-        for recommendation in self._recommendations:
-            try:
-                operations = keyvrm.operation_list(self.request, recommendation['id'])
-            except Exception:
-                exceptions.handle(self.request, _("Unable to retrieve the operations of %s.")
-                                  % recommendation['id'])
-                operations = []
-            journals.append({'recommendation': recommendation, 'operations': operations})
-        context['journals'] = journals
+        context['summary'] = summary_of(self.event())
+        context['event'] = context['summary']['event']
+        context['journals'] = [journal_of(recommendation, operations_of(self.request, recommendation['id']))
+                               for recommendation in self._recommendations]
+        context['poll_interval_ms'] = horizon_conf.HORIZON_CONFIG['ajax_poll_interval']
         return context
+
+
+class _LivePart(generic.TemplateView):
+    """A part of the event page that its script fetches again until it is final; an API error is its status."""
+
+    def get(self, request, *args, **kwargs):
+        try:
+            return super().get(request, *args, **kwargs)
+        except keyvrm.ClientError as error:
+            return http.HttpResponse(status=error.status)
+
+
+class EventSummaryView(_LivePart):
+    """The event page's summary (status, state, reason, no-target entries) as a fragment."""
+
+    template_name = 'admin/keyvrm_aggregates/_event_summary.html'
+
+    def get_context_data(self, **kwargs):
+        return {'summary': summary_of(keyvrm.event_get(self.request, self.kwargs['event_id']))}
+
+
+class EventJournalView(_LivePart):
+    """One recommendation's operations journal on the event page, as a fragment."""
+
+    template_name = 'admin/keyvrm_aggregates/_event_journal.html'
+
+    def get_context_data(self, **kwargs):
+        recommendation = keyvrm.recommendation_get(self.request, self.kwargs['recommendation_id'])
+        return {'journal': journal_of(recommendation, keyvrm.operation_list(self.request, recommendation['id']))}

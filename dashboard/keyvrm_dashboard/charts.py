@@ -1,8 +1,10 @@
 """The aggregate page's load chart: SVG geometry of per-host bars and limit lines, server-rendered.
 
-A host is a group of four bars (cpu, ram, net, syn_score) on a 0-100 % scale; the
-overload threshold, target max and the cpu/ram ceilings are horizontal lines. At most
-``MAX_HOSTS`` hosts are drawn, the most loaded first by syn_score; the rest are counted.
+A host is a group of bars (cpu, ram, net, syn_score, and hugepages when the API reports it)
+on a 0-100 % scale; the overload threshold, target max and the set ceilings are horizontal
+lines whose labels are staggered so that they never overlap. A legend above the plot shows
+every bar colour, line style and the overloaded-host mark. At most ``MAX_HOSTS`` hosts are
+drawn, the most loaded first by syn_score; the rest are counted.
 """
 
 import dataclasses
@@ -13,12 +15,18 @@ from django.utils.html import format_html_join
 MAX_HOSTS = 50
 SERIES = (('cpu', 'CPU', '#1f77b4'), ('ram', 'RAM', '#2ca02c'), ('net', 'net', '#9467bd'),
           ('syn_score', 'syn_score', '#ff7f0e'))
+HUGEPAGES = ('hugepages', 'hugepages', '#e377c2')  # drawn only when the API reports it (hosts with pools)
 BAR_W = 7
-GROUP_W = BAR_W * len(SERIES) + 8
-LEFT, TOP, PLOT_H, BOTTOM = 44, 34, 200, 70
+LEFT, TOP, PLOT_H, BOTTOM = 44, 22, 200, 70  # plot coordinates; the legend sits above, the plot shifted below it
 LIMITS = (('lb_overload_threshold', 'threshold', '#d62728', '6 3'),
           ('lb_target_max_load', 'target max', '#8c564b', '2 2'))
-CEILINGS = (('cpu', 'CPU ceiling', '#1f77b4'), ('ram', 'RAM ceiling', '#2ca02c'))
+CEILINGS = (('cpu', 'CPU ceiling', '#1f77b4'), ('ram', 'RAM ceiling', '#2ca02c'), ('net', 'net ceiling', '#9467bd'),
+            ('hugepages', 'hugepages ceiling', '#e377c2'))
+CEILING_DASH = '1 3'
+OVERLOADED = ('overloaded host', '#d62728')
+LABEL_GAP = 11  # px between the baselines of two limit labels (font-size 10)
+RIGHT = 120  # px right of the plot for the limit labels
+LEGEND_ROW_H, LEGEND_CHAR_W, LEGEND_GAP = 16, 6.5, 14
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,15 +48,29 @@ class Line:
     y: float
     color: str
     dash: str
+    label_y: float  # baseline of its label right of the plot, staggered so that no two labels overlap
+
+
+@dataclasses.dataclass(frozen=True)
+class LegendItem:
+    kind: str  # 'bar', 'line' or 'mark': what its swatch is
+    label: str
+    color: str
+    dash: str
+    x: float
+    y: float  # top of the swatch
 
 
 @dataclasses.dataclass(frozen=True)
 class Chart:
     width: int
     height: int
+    plot_y: int  # the plot's offset below the legend
+    series: tuple  # (metric, label, colour) drawn per host
     hosts: tuple  # (host item, x of its group, overloaded)
     bars: tuple
     lines: tuple
+    legend: tuple
     not_shown: int
 
 
@@ -57,28 +79,75 @@ def y_of(pct):
     return TOP + PLOT_H * (1 - min(max(pct, 0.0), 100.0) / 100.0)
 
 
+def has_hugepages(hosts):
+    """Whether any host reports hugepages (the API leaves the field out for hosts without HugePages pools)."""
+    return any('hugepages' in host for host in hosts)
+
+
+def staggered(ys, gap=LABEL_GAP, lowest=None):
+    """Label baselines as near ``ys`` (ascending) as they can be with ``gap`` between two and none below ``lowest``."""
+    out = []
+    for y in ys:
+        out.append(max(y, out[-1] + gap) if out else y)
+    if lowest is not None:
+        for i in reversed(range(len(out))):
+            out[i] = min(out[i], lowest if i == len(out) - 1 else out[i + 1] - gap)
+    return out
+
+
 def _shown(hosts, max_hosts):
     ranked = sorted(hosts, key=lambda h: (-(h.get('syn_score') or 0.0), h['host']))
     return sorted(ranked[:max_hosts], key=lambda h: h['host']), max(0, len(hosts) - max_hosts)
 
 
+def _lines(load, metrics):
+    """Threshold, target max and the set ceilings of drawn metrics, top to bottom, labels staggered."""
+    found = [(load[key], label, color, dash) for key, label, color, dash in LIMITS]
+    ceilings = load.get('lb_ceilings') or {}
+    found += [(ceilings[key], label, color, CEILING_DASH) for key, label, color in CEILINGS
+              if key in metrics and ceilings.get(key) is not None]
+    found.sort(key=lambda item: (y_of(item[0]), item[1]))
+    label_ys = staggered([y_of(value) + 3 for value, _, _, _ in found], lowest=y_of(0) + 3)
+    return tuple(Line(label, value, y_of(value), color, dash, label_y)
+                 for (value, label, color, dash), label_y in zip(found, label_ys))
+
+
+def _legend(series, lines, width):
+    """Swatches of the bars (first row), then of the lines and the overloaded mark, wrapped to ``width``."""
+    items, x, y = [], LEFT, 4
+    entries = [('bar', label, color, '') for _, label, color in series]
+    entries += [('line', ln.label, ln.color, ln.dash) for ln in lines] + [('mark',) + OVERLOADED + ('',)]
+    for i, (kind, label, color, dash) in enumerate(entries):
+        swatch = 22 if kind == 'line' else 14
+        item_w = swatch + len(label) * LEGEND_CHAR_W + LEGEND_GAP
+        first_line = kind != 'bar' and entries[i - 1][0] == 'bar'
+        if x > LEFT and (first_line or x + item_w > width - 4):
+            x, y = LEFT, y + LEGEND_ROW_H
+        items.append(LegendItem(kind, label, color, dash, x, y))
+        x += item_w
+    return tuple(items), y + LEGEND_ROW_H
+
+
 def layout(load, max_hosts=MAX_HOSTS):
-    """Where every bar and limit line of ``load`` (the API's aggregate_load) goes."""
+    """Where every bar, limit line and legend entry of ``load`` (the API's aggregate_load) goes."""
     hosts, not_shown = _shown(load['hosts'], max_hosts)
+    series = SERIES + ((HUGEPAGES,) if has_hugepages(hosts) else ())
+    group_w = BAR_W * len(series) + 8
     groups, bars = [], []
     for i, host in enumerate(hosts):
-        x0 = LEFT + 6 + i * GROUP_W
+        x0 = LEFT + 6 + i * group_w
         groups.append((host, x0, bool(host.get('overloaded'))))
-        for j, (metric, label, color) in enumerate(SERIES):
-            value = host.get(metric)
+        for j, (metric, label, color) in enumerate(series):
+            if metric not in host:
+                continue  # hugepages of a host without pools: nothing to draw
+            value = host[metric]
             top = y_of(value) if value is not None else y_of(0)
             bars.append(Bar(host['host'], metric, label, value, x0 + j * BAR_W, top, y_of(0) - top, color))
-    lines = [Line(label, load[key], y_of(load[key]), color, dash) for key, label, color, dash in LIMITS]
-    ceilings = load.get('lb_ceilings') or {}
-    lines += [Line(label, ceilings[key], y_of(ceilings[key]), color, '1 3')
-              for key, label, color in CEILINGS if ceilings.get(key) is not None]
-    width = max(420, LEFT + 12 + len(hosts) * GROUP_W + 110)
-    return Chart(width, TOP + PLOT_H + BOTTOM, tuple(groups), tuple(bars), tuple(lines), not_shown)
+    lines = _lines(load, {metric for metric, _, _ in series})
+    width = max(420, LEFT + 12 + len(hosts) * group_w + RIGHT)
+    legend, plot_y = _legend(series, lines, width)
+    return Chart(width, plot_y + TOP + PLOT_H + BOTTOM, plot_y, series, tuple(groups), tuple(bars), lines, legend,
+                 not_shown)
 
 
 def _num(value):
@@ -89,9 +158,25 @@ def _pct_text(value):
     return 'missing' if value is None else '%g %%' % value
 
 
+def _legend_svg(item):
+    text = format_html('<text class="keyvrm-legend-label" x="{}" y="{}" font-size="11">{}</text>',
+                       item.x + (22 if item.kind == 'line' else 14), item.y + 9, item.label)
+    if item.kind == 'bar':
+        swatch = format_html('<rect class="keyvrm-legend-bar" x="{}" y="{}" width="10" height="10" fill="{}"/>',
+                             item.x, item.y, item.color)
+    elif item.kind == 'line':
+        swatch = format_html('<line class="keyvrm-legend-line" x1="{}" x2="{}" y1="{}" y2="{}" stroke="{}" '
+                             'stroke-dasharray="{}" stroke-width="1.5"/>', item.x, item.x + 18, item.y + 5,
+                             item.y + 5, item.color, item.dash)
+    else:
+        swatch = format_html('<text class="keyvrm-legend-mark" x="{}" y="{}" font-size="12" fill="{}">&#9650;'
+                             '</text>', item.x, item.y + 10, item.color)
+    return format_html('<g class="keyvrm-legend-item">{}{}</g>', swatch, text)
+
+
 def render(chart, aggregate):
-    """The chart as inline SVG markup (escaped), with title, desc and a tooltip on every bar."""
-    plot_right = chart.width - 110
+    """The chart as inline SVG markup (escaped), with title, desc, a legend and a tooltip on every bar."""
+    plot_right = chart.width - RIGHT
     grid = format_html_join('', '<line x1="{}" x2="{}" y1="{}" y2="{}" stroke="#ddd"/>'
                             '<text x="{}" y="{}" font-size="10" text-anchor="end">{}%</text>',
                             ((LEFT, plot_right, y_of(p), y_of(p), LEFT - 4, y_of(p) + 3, p)
@@ -105,29 +190,29 @@ def render(chart, aggregate):
                               (('keyvrm-host-overloaded' if hot else 'keyvrm-host', x, TOP + PLOT_H + 12, x,
                                 TOP + PLOT_H + 12, '#d62728' if hot else '#333', host['host'], host['host'],
                                 'overloaded' if hot else 'not overloaded') for host, x, hot in chart.hosts))
+    group_mid = BAR_W * len(chart.series) / 2
     marks = format_html_join('', '<text class="keyvrm-overload-mark" x="{}" y="{}" font-size="12" '
                              'fill="#d62728" text-anchor="middle">&#9650;<title>{}: {}</title></text>',
-                             ((x + GROUP_W / 2 - 4, TOP - 4, host['host'], '; '.join(host.get('causes', ())))
+                             ((x + group_mid, TOP - 4, host['host'], '; '.join(host.get('causes', ())))
                               for host, x, hot in chart.hosts if hot))
     lines = format_html_join('', '<line class="keyvrm-limit" x1="{}" x2="{}" y1="{}" y2="{}" stroke="{}" '
-                             'stroke-dasharray="{}" stroke-width="1.5"/><text x="{}" y="{}" font-size="10" '
-                             'fill="{}">{} {}%</text>',
+                             'stroke-dasharray="{}" stroke-width="1.5"/><text class="keyvrm-limit-label" x="{}" '
+                             'y="{}" font-size="10" fill="{}">{} {}%</text>',
                              ((LEFT, plot_right, _num(ln.y), _num(ln.y), ln.color, ln.dash, plot_right + 4,
-                               _num(ln.y + 3), ln.color, ln.label, '%g' % ln.value) for ln in chart.lines))
-    legend = format_html_join('', '<rect x="{}" y="6" width="10" height="10" fill="{}"/>'
-                              '<text x="{}" y="15" font-size="11">{}</text>',
-                              ((LEFT + i * 80, color, LEFT + i * 80 + 14, label)
-                               for i, (_, label, color) in enumerate(SERIES)))
+                               _num(ln.label_y), ln.color, ln.label, '%g' % ln.value) for ln in chart.lines))
+    legend = format_html_join('', '{}', ((_legend_svg(item),) for item in chart.legend))
     note = ''
     if chart.not_shown:
         note = format_html('<text class="keyvrm-not-shown" x="{}" y="{}" font-size="11">{} more hosts not '
                            'shown (the {} most loaded by syn_score are)</text>', LEFT, chart.height - 4,
                            chart.not_shown, len(chart.hosts))
+    measures = ', '.join(label for _, label, _ in chart.series)
     return format_html(
         '<svg id="keyvrm-load-chart" xmlns="http://www.w3.org/2000/svg" role="img" width="{}" height="{}" '
         'viewBox="0 0 {} {}" aria-labelledby="keyvrm-load-chart-title keyvrm-load-chart-desc">'
         '<title id="keyvrm-load-chart-title">Load of {} per host</title>'
-        '<desc id="keyvrm-load-chart-desc">CPU, RAM, net and syn_score of each host in %, with the overload '
-        'threshold, the target max and the resource ceilings as lines; overloaded hosts marked.</desc>'
-        '{}{}{}{}{}{}{}</svg>', chart.width, chart.height, chart.width, chart.height, aggregate,
-        grid, legend, lines, bars, labels, marks, note)
+        '<desc id="keyvrm-load-chart-desc">{} of each host in %, with the overload threshold, the target max and '
+        'the resource ceilings as lines; overloaded hosts marked.</desc>'
+        '<g class="keyvrm-legend">{}</g><g class="keyvrm-plot" transform="translate(0 {})">{}{}{}{}{}</g>{}</svg>',
+        chart.width, chart.height, chart.width, chart.height, aggregate, measures, legend, chart.plot_y,
+        grid, lines, bars, labels, marks, note)

@@ -108,3 +108,8 @@ AGGREGATE_LOAD = {
          'causes': [], 'missing': ['net'], 'vm_count': 3},
     ]}
 NO_SNAPSHOT_LOAD = dict(AGGREGATE_LOAD, snapshot_id=None, taken_at=None, hosts=[])
+# A host with HugePages pools (the API reports hugepages only for such hosts) and close limits.
+HUGEPAGES_LOAD = dict(AGGREGATE_LOAD, lb_overload_threshold=80.0, lb_target_max_load=78.0,
+                      lb_ceilings={'cpu': 85.0, 'ram': 81.0, 'net': None, 'hugepages': 79.0}, hosts=[
+                          dict(AGGREGATE_LOAD['hosts'][0], hugepages=88.5),
+                          AGGREGATE_LOAD['hosts'][1]])

@@ -1,4 +1,6 @@
-"""The load chart's geometry: bar heights, limit lines, overloaded marks, truncation."""
+"""The load chart's geometry: bar heights, limit lines and their labels, legend, hugepages, marks, truncation."""
+
+import re
 
 from django import test
 
@@ -12,9 +14,20 @@ def _load(hosts, **settings):
     return values
 
 
-def _host(name, cpu=None, ram=None, net=None, score=None, causes=()):
-    return {'host': name, 'cpu': cpu, 'ram': ram, 'net': net, 'syn_score': score,
-            'overloaded': bool(causes), 'causes': list(causes)}
+def _host(name, cpu=None, ram=None, net=None, score=None, causes=(), **more):
+    return dict({'host': name, 'cpu': cpu, 'ram': ram, 'net': net, 'syn_score': score,
+                 'overloaded': bool(causes), 'causes': list(causes)}, **more)
+
+
+def limit_label_ys(svg):
+    """The baselines of the limit labels right of the plot, in the SVG's order."""
+    return [float(y) for y in re.findall(r'<text class="keyvrm-limit-label" x="[^"]+" y="([^"]+)"', svg)]
+
+
+def legend_labels(svg, kind):
+    """The labels of the legend entries whose swatch is ``kind`` (bar, line, mark)."""
+    return re.findall(r'<g class="keyvrm-legend-item"><[a-z]+ class="keyvrm-legend-%s"[^>]*>(?:&#9650;</text>)?'
+                      r'<text class="keyvrm-legend-label"[^>]*>([^<]+)</text></g>' % kind, svg)
 
 
 class LoadChartTests(test.SimpleTestCase):
@@ -38,7 +51,7 @@ class LoadChartTests(test.SimpleTestCase):
         lines = {ln.label: ln.y for ln in chart.lines}
         self.assertEqual({'threshold': charts.y_of(80), 'target max': charts.y_of(70),
                           'CPU ceiling': charts.y_of(85)}, lines)
-        self.assertEqual(charts.TOP + charts.PLOT_H * 0.2, lines['threshold'])
+        self.assertAlmostEqual(charts.TOP + charts.PLOT_H * 0.2, lines['threshold'])
 
     def test_overloaded_hosts_are_marked_with_their_causes(self):
         chart = charts.layout(_load([_host('cmp-1', cpu=100.0, causes=['cpu 100% >= ceiling 85%']),
@@ -61,3 +74,66 @@ class LoadChartTests(test.SimpleTestCase):
         svg = charts.render(charts.layout(_load([_host('<b>x', cpu=1.0)])), 'agg-a')
         self.assertNotIn('<b>x', svg)
         self.assertIn('&lt;b&gt;x', svg)
+
+    def test_the_legend_shows_each_bar_colour_line_style_and_the_overloaded_mark(self):
+        svg = charts.render(charts.layout(_load([_host('cmp-1', cpu=10.0)])), 'agg-a')
+        self.assertEqual(['CPU', 'RAM', 'net', 'syn_score'], legend_labels(svg, 'bar'))
+        self.assertEqual(['CPU ceiling', 'threshold', 'target max'], legend_labels(svg, 'line'))
+        self.assertEqual(['overloaded host'], legend_labels(svg, 'mark'))
+        self.assertIn('stroke="#d62728" stroke-dasharray="6 3"', svg.split('keyvrm-legend-line')[2])
+
+    def test_legend_entries_never_overlap_and_stay_inside_the_chart(self):
+        chart = charts.layout(_load([_host('cmp-1', cpu=10.0, hugepages=5.0)],
+                                    lb_ceilings={'cpu': 85.0, 'ram': 90.0, 'net': 60.0, 'hugepages': 50.0}))
+        rows = {}
+        for item in chart.legend:
+            rows.setdefault(item.y, []).append(item)
+        self.assertGreater(len(rows), 1)
+        for items in rows.values():
+            ends = [i.x + (22 if i.kind == 'line' else 14) + len(i.label) * charts.LEGEND_CHAR_W for i in items]
+            self.assertTrue(all(end <= nxt.x for end, nxt in zip(ends, items[1:])))
+            self.assertLessEqual(ends[-1], chart.width)
+        self.assertGreaterEqual(chart.plot_y, max(rows) + 10)
+
+    def test_labels_of_close_limits_are_staggered_not_overlapping(self):
+        load = _load([_host('cmp-1', cpu=10.0)], lb_overload_threshold=80.0, lb_target_max_load=79.0,
+                     lb_ceilings={'cpu': 80.5, 'ram': 81.0, 'net': None})
+        svg = charts.render(charts.layout(load), 'agg-a')
+        ys = sorted(limit_label_ys(svg))
+        self.assertEqual(4, len(ys))
+        self.assertTrue(all(b - a >= charts.LABEL_GAP - 0.01 for a, b in zip(ys, ys[1:])), ys)
+        self.assertLess(abs(ys[0] - (charts.y_of(81.0) + 3)), charts.LABEL_GAP)
+
+    def test_labels_near_zero_are_pushed_up_not_below_the_plot(self):
+        load = _load([_host('cmp-1', cpu=10.0)], lb_overload_threshold=1.0, lb_target_max_load=0.0,
+                     lb_ceilings={'cpu': 0.5, 'ram': None})
+        ys = sorted(ln.label_y for ln in charts.layout(load).lines)
+        self.assertLessEqual(ys[-1], charts.y_of(0) + 3)
+        self.assertTrue(all(b - a >= charts.LABEL_GAP for a, b in zip(ys, ys[1:])), ys)
+
+    def test_distant_limit_labels_stay_beside_their_lines(self):
+        chart = charts.layout(_load([_host('cmp-1', cpu=10.0)], lb_target_max_load=60.0,
+                                    lb_ceilings={'cpu': 95.0, 'ram': 30.0}))
+        self.assertEqual(4, len(chart.lines))
+        self.assertTrue(all(ln.label_y == ln.y + 3 for ln in chart.lines))
+
+    def test_hugepages_are_not_drawn_when_no_host_reports_them(self):
+        chart = charts.layout(_load([_host('cmp-1', cpu=10.0)], lb_ceilings={'cpu': None, 'hugepages': 50.0}))
+        svg = charts.render(chart, 'agg-a')
+        self.assertNotIn('keyvrm-bar-hugepages', svg)
+        self.assertNotIn('hugepages', ''.join(legend_labels(svg, 'bar') + legend_labels(svg, 'line')))
+        self.assertEqual(4, len(chart.bars))
+
+    def test_hugepages_bars_and_ceiling_are_drawn_for_hosts_that_report_them(self):
+        chart = charts.layout(_load([_host('cmp-1', cpu=10.0, hugepages=75.0), _host('cmp-2', cpu=20.0),
+                                     _host('cmp-3', cpu=5.0, hugepages=None)],
+                                    lb_ceilings={'cpu': None, 'hugepages': 90.0}))
+        hugepages = {b.host: b for b in chart.bars if b.metric == 'hugepages'}
+        self.assertEqual({'cmp-1', 'cmp-3'}, set(hugepages))  # cmp-2 has no HugePages pools
+        self.assertAlmostEqual(charts.PLOT_H * 0.75, hugepages['cmp-1'].height)
+        svg = charts.render(chart, 'agg-a')
+        self.assertEqual(2, svg.count('class="keyvrm-bar keyvrm-bar-hugepages"'))
+        self.assertIn('cmp-3: hugepages missing', svg)
+        self.assertIn('hugepages', legend_labels(svg, 'bar'))
+        self.assertIn('hugepages ceiling', legend_labels(svg, 'line'))
+        self.assertIn('hugepages ceiling 90%', svg)

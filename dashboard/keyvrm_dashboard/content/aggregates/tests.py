@@ -1,5 +1,7 @@
 """View, form and table tests of the Aggregates panel (index, edit form, aggregate and event pages)."""
 
+import re
+
 from django.urls import reverse
 from openstack_dashboard.test import helpers
 
@@ -126,20 +128,45 @@ class AdminAggregatesTests(IndexAnswers, kv_helpers.AdminTestCase):
         self.assertContains(res, 'No snapshot yet')
         self.assertNotContains(res, 'id="keyvrm-load-chart"')
 
-    @helpers.create_mocks({keyvrm: DETAIL_CALLS})
-    def test_detail_draws_the_load_chart_and_table_from_the_api_answer(self):
+    def detail_with_load(self, load):
+        """agg-b's page (no events, no cycle) with ``load`` as the API's per-host load."""
         self.mock_aggregate_get.return_value = data.copied(data.NOOP_AGGREGATE)
-        self.mock_aggregate_load.return_value = data.copied(data.AGGREGATE_LOAD)
+        self.mock_aggregate_load.return_value = data.copied(load)
         self.mock_event_list.return_value = []
         self.mock_hypervisor_list.return_value = data.copied(data.HYPERVISORS)
         self.mock_cycle_list.return_value = []
-        res = self.client.get(reverse('horizon:admin:keyvrm_aggregates:detail', args=['agg-b']))
+        return self.client.get(reverse('horizon:admin:keyvrm_aggregates:detail', args=['agg-b']))
+
+    @helpers.create_mocks({keyvrm: DETAIL_CALLS})
+    def test_detail_draws_the_load_chart_and_table_from_the_api_answer(self):
+        res = self.detail_with_load(data.AGGREGATE_LOAD)
         self.assertContains(res, '<svg id="keyvrm-load-chart"', count=1)
         self.assertContains(res, 'class="keyvrm-overload-mark"', count=1)
         self.assertContains(res, 'threshold 80%')
         self.assertContains(res, '<td>cpu 100% &gt;= ceiling 85%</td>', html=False)
         self.assertNotContains(res, 'No snapshot yet')
         self.mock_aggregate_load.assert_called_once_with(helpers.IsHttpRequest(), 'agg-b')
+        self.assertContains(res, '<text class="keyvrm-legend-label" ', count=9)
+        for legend in ('CPU', 'RAM', 'net', 'syn_score', 'threshold', 'target max', 'CPU ceiling', 'RAM ceiling',
+                       'overloaded host'):
+            self.assertContains(res, '>%s</text></g>' % legend, html=False)
+        self.assertNotContains(res, 'keyvrm-bar-hugepages')
+        self.assertNotContains(res, 'hugepages ceiling')
+        self.assertNotContains(res, 'hugepages %')
+
+    @helpers.create_mocks({keyvrm: DETAIL_CALLS})
+    def test_detail_draws_hugepages_when_the_api_reports_them_and_keeps_close_labels_apart(self):
+        res = self.detail_with_load(data.HUGEPAGES_LOAD)
+        self.assertContains(res, 'class="keyvrm-bar keyvrm-bar-hugepages"', count=1)
+        self.assertContains(res, 'cmp-1: hugepages 88.5 %')
+        self.assertContains(res, '>hugepages ceiling</text></g>', html=False)
+        self.assertContains(res, '<th>hugepages %</th>', html=False)
+        self.assertContains(res, '<td>88.5</td>', html=False)
+        self.assertContains(res, '<td>no pools</td>', html=False)  # cmp-2 reports no hugepages
+        ys = sorted(float(y) for y in re.findall(r'class="keyvrm-limit-label" x="[^"]+" y="([^"]+)"',
+                                                 res.content.decode()))
+        self.assertEqual(5, len(ys))  # threshold, target max and the cpu, ram and hugepages ceilings
+        self.assertTrue(all(b - a >= 10 for a, b in zip(ys, ys[1:])), ys)
 
     @helpers.create_mocks({keyvrm: ['event_get']})
     def test_event_row_refreshes_through_ajax_row_update(self):

@@ -112,6 +112,7 @@ class DetailView(tables.MultiTableView):
         context['outcomes'] = mine
         context['outcome_text'] = outcomes.outcome_text(cycle, mine, aggregate.get('last_event'))
         context['load'], context['load_chart'] = self.load_chart(aggregate['name'])
+        context['load_hugepages'] = bool(context['load']) and charts.has_hugepages(context['load']['hosts'])
         return context
 
     def load_chart(self, name):

@@ -15,7 +15,7 @@ DETAIL_URL = reverse('horizon:admin:keyvrm_aggregates:detail', args=['agg-a'])
 EVENT_URL = reverse('horizon:admin:keyvrm_aggregates:event', args=['ev-1'])
 INDEX_CALLS = ['aggregate_list', 'hypervisor_list', 'cycle_list', 'cycle_get', 'availability_zone_list']
 DETAIL_CALLS = ['aggregate_get', 'aggregate_load', 'event_list', 'hypervisor_list', 'cycle_list', 'cycle_get']
-SUMMARY_URL = reverse('horizon:admin:keyvrm_aggregates:event_summary', args=['ev-1'])
+SUMMARY_URL = reverse('horizon:admin:keyvrm_aggregates:event_summary', args=['ev-1']) + '?shown=2'
 JOURNAL_URL = reverse('horizon:admin:keyvrm_aggregates:event_journal', args=['ev-1', 'rec-manual'])
 EVENT_CALLS = ['event_get', 'recommendation_list', 'operation_list', 'recommendation_run',
                'recommendation_cancel', 'recommendation_get']
@@ -244,6 +244,7 @@ class EventLiveRefreshTests(kv_helpers.AdminTestCase):
         self.assertContains(res, 'interval_ms: 2500,')
         self.assertContains(res, 'id="recommendations__row__rec-manual"')
         self.assertContains(res, '<dd id="keyvrm-event-recommendations">2 manual_action</dd>', html=False)
+        self.assertNotContains(res, 'id="keyvrm-event-new-recommendations"')
 
     @helpers.create_mocks({keyvrm: ['event_get']})
     def test_summary_fragment_shows_the_new_status_and_is_final_when_everything_ended(self):
@@ -257,6 +258,15 @@ class EventLiveRefreshTests(kv_helpers.AdminTestCase):
         self.assertIn('>done</pre>', res.content.decode())
         self.assertIn('data-keyvrm-final="true"', live_part(res, 'keyvrm-event'))
         self.mock_event_get.assert_called_once_with(helpers.IsHttpRequest(), 'ev-1')
+
+    @helpers.create_mocks({keyvrm: ['event_get']})
+    def test_summary_fragment_offers_a_reload_when_a_later_round_added_recommendations(self):
+        self.mock_event_get.return_value = dict(data.copied(data.EVENT), status='executing',
+                                                recommendations={'failed': 1, 'succeeded': 1, 'created': 1})
+        res = self.client.get(SUMMARY_URL, HTTP_X_REQUESTED_WITH='XMLHttpRequest')
+        self.assertContains(res, '1 new recommendation since this page was loaded: <a href="%s">reload</a>'
+                            % EVENT_URL, html=False)
+        self.assertIn('data-keyvrm-live-url="%s"' % SUMMARY_URL, live_part(res, 'keyvrm-event'))
 
     @helpers.create_mocks({keyvrm: ['event_get']})
     def test_a_completed_event_with_a_running_recommendation_is_still_polled(self):

@@ -167,9 +167,15 @@ def journal_of(recommendation, operations):
             'final': event_tables.recommendation_is_final(recommendation)}
 
 
-def summary_of(event):
-    """What ``_event_summary.html`` shows: the event, whether it ended, its no-target entries (none from older APIs)."""
-    return {'event': event, 'final': event_tables.event_is_final(event), 'no_target': event.get('no_target') or []}
+def summary_of(event, shown=None):
+    """What ``_event_summary.html`` shows of an event, and how many recommendations beyond the page's ``shown``.
+
+    The event, whether it ended, its no-target entries (none from older APIs) and the number of
+    recommendations a later HA round added since the page listed ``shown`` of them.
+    """
+    total = sum((event.get('recommendations') or {}).values())
+    return {'event': event, 'final': event_tables.event_is_final(event), 'no_target': event.get('no_target') or [],
+            'shown': shown, 'new_recommendations': max(0, total - shown) if shown is not None else 0}
 
 
 class EventView(tables.DataTableView):
@@ -198,7 +204,7 @@ class EventView(tables.DataTableView):
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
-        context['summary'] = summary_of(self.event())
+        context['summary'] = summary_of(self.event(), shown=len(self._recommendations))
         context['event'] = context['summary']['event']
         context['journals'] = [journal_of(recommendation, operations_of(self.request, recommendation['id']))
                                for recommendation in self._recommendations]
@@ -222,7 +228,9 @@ class EventSummaryView(_LivePart):
     template_name = 'admin/keyvrm_aggregates/_event_summary.html'
 
     def get_context_data(self, **kwargs):
-        return {'summary': summary_of(keyvrm.event_get(self.request, self.kwargs['event_id']))}
+        shown = self.request.GET.get('shown')
+        return {'summary': summary_of(keyvrm.event_get(self.request, self.kwargs['event_id']),
+                                      shown=int(shown) if shown and shown.isdigit() else None)}
 
 
 class EventJournalView(_LivePart):

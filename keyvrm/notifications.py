@@ -1,4 +1,4 @@
-"""Alerts: final recommendation errors and fencing failures, as oslo.messaging notifications.
+"""Alerts: failed recommendations, fencing failures and HA runs held back, as oslo.messaging notifications.
 
 Event types (priority ``error``, publisher ``keyvrm``):
 
@@ -13,6 +13,16 @@ Event types (priority ``error``, publisher ``keyvrm``):
 
 ``keyvrm.fencing.error`` — HA could not fence a host. Payload as the fencing step builds
     it; at least ``host``, ``event_id``, ``error`` and ``failed_at``.
+
+``keyvrm.ha.error`` — an HA run held back or left VMs down, and only an operator can end it:
+    the mass-failure guard held condemned hosts, no fencer is enabled, a condemned host
+    cannot be fenced at all (e.g. no client address for Ceph), or a fenced host kept VMs
+    that could not be evacuated. ``keyvrm.ha.warning`` (priority ``warn``) — HA saw a
+    host it will not act on: alive but its nova-compute down, up but its heartbeat
+    stale, or a source missing. Payload: ``aggregate``, ``event_id``, ``host`` (None for
+    the whole aggregate), ``reason_code``, ``reason`` (the event's sentence) and
+    ``failed_at``. Each HA run that finds the condition sends it again, as Prometheus
+    re-sends a firing alert.
 
 The transport and driver come from ``[oslo_messaging_notifications]`` (set
 ``driver = messagingv2``). If ``[executor] alertmanager_url`` is set, each alert is also
@@ -34,12 +44,16 @@ LOG = logging.getLogger(__name__)
 PUBLISHER_ID = "keyvrm"
 RECOMMENDATION_ERROR = "keyvrm.recommendation.error"
 FENCING_ERROR = "keyvrm.fencing.error"
+HA_ERROR = "keyvrm.ha.error"
+HA_WARNING = "keyvrm.ha.warning"
 ALERTMANAGER_PATH = "/api/v2/alerts"
 
 _ALERT_NAMES = {RECOMMENDATION_ERROR: "KeyVRMRecommendationError",
-                FENCING_ERROR: "KeyVRMFencingError"}
+                FENCING_ERROR: "KeyVRMFencingError", HA_ERROR: "KeyVRMHAError",
+                HA_WARNING: "KeyVRMHAWarning"}
+_WARNINGS = frozenset({HA_WARNING})
 _LABEL_KEYS = ("aggregate", "action", "vm_id", "source_host", "target_host", "host",
-               "event_id", "recommendation_id", "error_class")
+               "event_id", "recommendation_id", "error_class", "reason_code")
 
 
 def alertmanager_endpoint(url):
@@ -52,7 +66,8 @@ def alertmanager_endpoint(url):
 
 def alert_of(event_type, payload) -> dict:
     """The Alertmanager v2 alert for one notification: labels to route on, text to read."""
-    labels = {"alertname": _ALERT_NAMES[event_type], "severity": "critical",
+    labels = {"alertname": _ALERT_NAMES[event_type],
+              "severity": "warning" if event_type in _WARNINGS else "critical",
               "service": "keyvrm"}
     labels.update({k: str(payload[k]) for k in _LABEL_KEYS if payload.get(k) is not None})
     alert = {"labels": labels,
@@ -85,9 +100,20 @@ class Notifier:
         """Alert that a host could not be fenced (payload: see the module docstring)."""
         self._send(FENCING_ERROR, payload)
 
+    def ha_error(self, payload: dict) -> None:
+        """Alert that an HA run held back or left VMs down (payload: see the module docstring)."""
+        self._send(HA_ERROR, payload)
+
+    def ha_warning(self, payload: dict) -> None:
+        """Warn of a host HA saw but will not act on (payload: see the module docstring)."""
+        self._send(HA_WARNING, payload)
+
     def _send(self, event_type, payload):
         try:
-            self._notifier.error({}, event_type, payload)
+            if event_type in _WARNINGS:
+                self._notifier.warn({}, event_type, payload)
+            else:
+                self._notifier.error({}, event_type, payload)
         except Exception:
             LOG.exception("notification %s could not be sent: %s", event_type, payload)
         if self._alertmanager:

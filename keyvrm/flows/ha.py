@@ -40,6 +40,26 @@ from keyvrm.planning import reasons
 LOG = logging.getLogger(__name__)
 
 
+def alert_found(res, event_id, aggregate, found) -> None:
+    """Send an HA alert per reason of detection or of a host's outcome that needs an operator.
+
+    Errors (the guard, no fencer, a host that cannot be fenced, VMs left on a fenced
+    host) go out as ``keyvrm.ha.error``, warnings (a live host with nova-compute down, a
+    stale heartbeat path, a missing source) as ``keyvrm.ha.warning``. Fencing failures
+    met while fencing are not passed here: they have ``keyvrm.fencing.error``.
+    """
+    if res.notifier is None:
+        return
+    for reason in found:
+        error = reason.is_error or reason.code == reasons.VMS_REMAIN
+        if not (error or reason.is_warning):
+            continue
+        payload = {"aggregate": aggregate, "event_id": event_id, "host": reason.host,
+                   "reason_code": reason.code, "reason": reason.message,
+                   "failed_at": res.clock.time()}
+        (res.notifier.ha_error if error else res.notifier.ha_warning)(payload)
+
+
 class OpenEvent(steps.FlowTask):
     """This cycle's HA event of the aggregate (found again after a crash)."""
 
@@ -72,6 +92,7 @@ class DetectFailures(steps.FlowTask):
             now_s=snapshot.taken_at, max_condemned_share=res.conf.max_condemned_share,
             busy=context.busy_now(res.db, busy_hosts, busy_vms, ha_event_id), handled=handled)
         found = list(detection.reasons)
+        alert_found(res, ha_event_id, aggregate, found)
         to_fence = []
         for host in detection.to_fence:
             # one atomic claim per host: of two overlapping HA runs only one fences and evacuates it
@@ -215,7 +236,7 @@ class FinishHosts(steps.FlowTask):
     def __init__(self, resources):
         super().__init__(resources, "ha_finish_hosts", provides="host_states")
 
-    def execute(self, ha_event_id, fenced, round2_statuses):
+    def execute(self, ha_event_id, aggregate, fenced, round2_statuses):
         if not fenced:
             return {}
         res = self.resources
@@ -233,6 +254,7 @@ class FinishHosts(steps.FlowTask):
                 found.append(reasons.vms_remain(host, len(remaining), down=bool(outcome.down_vm_ids)))
             LOG.info("host %s: %s (%s)", host, outcome.state, outcome.reason)
         events.add_reasons(res.db, ha_event_id, found)
+        alert_found(res, ha_event_id, aggregate, found)
         return states
 
 

@@ -11,7 +11,7 @@ Scenario key ``expect`` (every part optional)::
         - {action: evacuate, status: succeeded, source_host: cmp-00001, count: 3}   # ha_round,
       cycles:                  #   attempts, aggregate, reason_contains, by, after, count
         - {status: completed, reason_contains: "agg-001: [noop]"}
-      alerts:                  # kind fencing|recommendation and payload fields (host, action, ...)
+      alerts:                  # kind fencing|recommendation|ha and payload fields (host, reason_code, ...)
         - {kind: fencing, host: cmp-00001}
       runs:                    # the reason codes of an aggregate's runs of a kind, oldest first:
         agg-001:               #   its event's, or the cycle outcome's when nothing was to do
@@ -70,7 +70,7 @@ def schema(duration) -> dict:
                                  ("cycles", _CYCLE_FIELDS, ())):
         matchers[key] = {"type": "array", "items": _matcher(fields, numbers, duration)}
     alert = {"type": "object", "required": ["kind"], "properties": {
-        "kind": {"enum": ["fencing", "recommendation"]}, "count": _COUNT}}
+        "kind": {"enum": ["fencing", "recommendation", "ha"]}, "count": _COUNT}}
     return {"type": "object", "additionalProperties": False, "properties": dict(
         matchers,
         alerts={"type": "array", "items": alert},

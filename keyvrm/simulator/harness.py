@@ -47,6 +47,14 @@ class RecordingNotifier:
         """Keep a recommendation alert."""
         self.alerts.append(Alert("recommendation", dict(payload), self._clock.time()))
 
+    def ha_error(self, payload: dict) -> None:
+        """Keep an HA error alert (kind ``ha``, payload ``severity`` error)."""
+        self.alerts.append(Alert("ha", dict(payload, severity="error"), self._clock.time()))
+
+    def ha_warning(self, payload: dict) -> None:
+        """Keep an HA warning alert (kind ``ha``, payload ``severity`` warning)."""
+        self.alerts.append(Alert("ha", dict(payload, severity="warning"), self._clock.time()))
+
 
 @dataclasses.dataclass
 class Reply:

@@ -90,14 +90,21 @@ class RecordingNotifier:
 
 
 class NotificationEndpoint:
-    """An oslo.messaging notification endpoint that keeps what arrives at priority ``error``."""
+    """An oslo.messaging notification endpoint that keeps what arrives at ``error`` and ``warn``."""
 
     def __init__(self):
         self.received = []
+        self.priorities = []
         self.arrived = threading.Event()
 
     def error(self, ctxt, publisher_id, event_type, payload, metadata):
         self.received.append((publisher_id, event_type, payload))
+        self.priorities.append("error")
+        self.arrived.set()
+
+    def warn(self, ctxt, publisher_id, event_type, payload, metadata):
+        self.received.append((publisher_id, event_type, payload))
+        self.priorities.append("warn")
         self.arrived.set()
 
 

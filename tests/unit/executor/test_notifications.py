@@ -3,6 +3,7 @@
 import http.server
 import json
 import threading
+import time
 
 from oslo_config import cfg
 import oslo_messaging
@@ -82,11 +83,17 @@ def test_a_final_error_reaches_a_listener_as_keyvrm_recommendation_error(sqlite_
     assert payload["failed_at"] == region.now
 
 
-def test_alerts_are_posted_to_the_alertmanager_v2_api_when_configured(conf, fake_bus, alertmanager):
+@pytest.fixture
+def alerting(conf, fake_bus, alertmanager):
+    """A Notifier sending to the fake bus and to the Alertmanager: (notifier, endpoint, posts)."""
     url, posts = alertmanager
     conf.set_override("alertmanager_url", url, group="executor")
     transport, endpoint = fake_bus
-    notifier = notifications.Notifier(conf, transport, driver="messagingv2", topics=[TOPIC])
+    return notifications.Notifier(conf, transport, driver="messagingv2", topics=[TOPIC]), endpoint, posts
+
+
+def test_alerts_are_posted_to_the_alertmanager_v2_api_when_configured(alerting):
+    notifier, endpoint, posts = alerting
     notifier.fencing_error({"host": "cmp-7", "event_id": "e-1", "error": "BMC refused",
                             "reason": "cmp-7 could not be fenced", "failed_at": 1767225600.0})
     assert endpoint.arrived.wait(10)
@@ -98,6 +105,28 @@ def test_alerts_are_posted_to_the_alertmanager_v2_api_when_configured(conf, fake
     assert alert["annotations"] == {"summary": "cmp-7 could not be fenced",
                                     "description": "BMC refused"}
     assert alert["startsAt"] == "2026-01-01T00:00:00+00:00"
+
+
+def test_ha_warnings_go_out_at_warn_priority_and_errors_as_critical_alerts(alerting):
+    notifier, endpoint, posts = alerting
+    notifier.ha_warning({"aggregate": "agg-1", "host": "cmp-3", "event_id": "e-2",
+                         "reason_code": "host_alive_service_down", "reason": "cmp-3 alive",
+                         "failed_at": 1767225600.0})
+    notifier.ha_error({"aggregate": "agg-1", "host": None, "event_id": "e-3",
+                       "reason_code": "mass_failure_guard", "reason": "3 of 4 condemned",
+                       "failed_at": 1767225600.0})
+    deadline = time.monotonic() + 10
+    while len(endpoint.received) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)  # the listener's threads may deliver the two in either order
+    assert sorted((e[1], p) for e, p in zip(endpoint.received, endpoint.priorities)) == [
+        ("keyvrm.ha.error", "error"), ("keyvrm.ha.warning", "warn")]
+    labels = [alert["labels"] for _, [alert] in posts]
+    assert labels == [
+        {"alertname": "KeyVRMHAWarning", "severity": "warning", "service": "keyvrm",
+         "aggregate": "agg-1", "host": "cmp-3", "event_id": "e-2",
+         "reason_code": "host_alive_service_down"},
+        {"alertname": "KeyVRMHAError", "severity": "critical", "service": "keyvrm",
+         "aggregate": "agg-1", "event_id": "e-3", "reason_code": "mass_failure_guard"}]
 
 
 def test_an_unreachable_alertmanager_does_not_break_the_caller(conf, fake_bus):

@@ -73,6 +73,17 @@ class AdminAggregatesTests(IndexAnswers, kv_helpers.AdminTestCase):
         self.assertMessageCount(res, error=1)
         self.assertContains(res, 'database unavailable')
 
+    @helpers.create_mocks({keyvrm: ['aggregate_get']})
+    def test_edit_opens_as_horizons_ajax_modal_and_as_a_full_page(self):
+        self.mock_aggregate_get.return_value = data.copied(data.AGGREGATE)
+        modal = self.client.get(EDIT_URL, HTTP_X_REQUESTED_WITH='XMLHttpRequest')
+        self.assertTemplateUsed(modal, 'admin/keyvrm_aggregates/_edit.html')
+        self.assertTemplateNotUsed(modal, 'base.html')
+        self.assertContains(modal, 'modal-header')
+        page = self.client.get(EDIT_URL)
+        self.assertTemplateUsed(page, 'base.html')
+        self.assertTemplateUsed(page, 'admin/keyvrm_aggregates/_edit.html')
+
     @helpers.create_mocks({keyvrm: ['aggregate_get', 'aggregate_update']})
     def test_edit_sends_only_changed_fields_and_noop_reason(self):
         self.mock_aggregate_get.return_value = data.copied(data.AGGREGATE)

@@ -36,6 +36,11 @@ opts = [
                      "[DEFAULT] transport_url."),
     cfg.StrOpt("rpc_topic", default="keyvrm-engine",
                help="oslo.messaging topic of the engine's RPC server."),
+    cfg.IntOpt("max_rejected_hosts", default=100, min=0,
+               help="Most (candidate host, check) items an event keeps per VM (HA) or overloaded "
+                    "host (LB) that found no target, in the no_target entries of GET "
+                    "/v1/events/{event_id}; more_hosts counts the items left out. The reason text "
+                    "counts every host whatever this value."),
 ]
 
 

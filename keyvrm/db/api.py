@@ -397,6 +397,40 @@ def set_event_status(db, event_id, status, state=None, reason_code=None, reason=
             row.finished_at = db.now()
 
 
+def _no_target_key(entry):
+    return entry["source_host"] or "", entry["vm_id"] or ""
+
+
+def update_event_reasons(db, event_id, merge, no_target=(), status=None):
+    """Rewrite an event's reason and add its "no target" entries in one row-locked transaction.
+
+    ``merge(stored reason)`` returns the new (reason_code, reason); a None reason leaves both
+    as they are. ``no_target`` entries (``keyvrm.flows.events.no_target_entry``) are kept one
+    per (source_host, vm_id), a later one replacing the earlier, ordered by source_host then
+    vm_id. With ``status`` (never ``completed``: that needs a state) the event moves to it.
+    """
+    if status is not None:
+        _check_choice("status", status, tuple(s for s in models.EVENT_STATUSES if s != "completed"))
+    with db.writer() as session:
+        row = _row_or_404(session, models.Event, event_id, "event", lock=True)
+        reason_code, reason = merge(row.reason)
+        if status is not None:
+            row.status = status
+        if reason is not None:
+            row.reason_code, row.reason = reason_code, reason
+        if no_target:
+            kept = {_no_target_key(e): e for e in row.no_target or ()}
+            kept.update((_no_target_key(e), dict(e)) for e in no_target)
+            row.no_target = [kept[key] for key in sorted(kept)]
+
+
+def _event_dict(row):
+    """An event's columns as lists show it: without the per-host ``no_target`` entries."""
+    values = _columns(row, models.Event)
+    del values["no_target"]
+    return values
+
+
 def create_recommendation(db, event_id, action, vm_id, source_host, target_host, auto_run,
                           ha_round=None, load_calculation=None, reason=None):
     """Create a recommendation, ``created`` when it runs by itself, else ``manual_action``."""
@@ -787,7 +821,7 @@ def _last_events(session, names):
     query = sa.select(models.Event).join(newest, sa.and_(
         models.Event.aggregate_name == newest.c.aggregate_name,
         models.Event.created_at == newest.c.at)).order_by(models.Event.id)
-    return {row.aggregate_name: _columns(row, models.Event) for row in session.execute(query).scalars()}
+    return {row.aggregate_name: _event_dict(row) for row in session.execute(query).scalars()}
 
 
 def _aggregate_dict(row, last_event):
@@ -825,7 +859,7 @@ def get_aggregate_summary(db, name):
         current = session.execute(sa.select(models.Event).where(
             models.Event.aggregate_name == name, models.Event.status != "completed").order_by(
             models.Event.created_at.desc(), models.Event.id.desc()).limit(1)).scalar_one_or_none()
-        values["current_event"] = _columns(current, models.Event) if current is not None else None
+        values["current_event"] = _event_dict(current) if current is not None else None
         return values
 
 
@@ -860,14 +894,15 @@ def page_events(db, limit, marker=None, aggregate=None, kind=None, status=None, 
         marker_row = _marker_row(session, models.Event, marker)
         query = _keyset(sa.select(models.Event).where(*filters), getattr(models.Event, sort_key),
                         models.Event.id, marker_row, sort_dir == "desc").limit(limit)
-        return [_columns(r, models.Event) for r in session.execute(query).scalars()]
+        return [_event_dict(r) for r in session.execute(query).scalars()]
 
 
 def get_event_summary(db, event_id):
-    """One event with the count of its recommendations by status."""
+    """One event with the count of its recommendations by status and its ``no_target`` entries."""
     with db.reader() as session:
         row = _row_or_404(session, models.Event, event_id, "event")
-        values = _columns(row, models.Event)
+        values = _event_dict(row)
+        values["no_target"] = list(row.no_target or ())
         counts = session.execute(sa.select(models.Recommendation.status, sa.func.count()).where(
             models.Recommendation.event_id == event_id).group_by(models.Recommendation.status))
         values["recommendations"] = {status: count for status, count in counts}
@@ -990,7 +1025,7 @@ def list_events(db, aggregate_name=None, kind=None, cycle_id=None):
     if cycle_id is not None:
         query = query.where(models.Event.cycle_id == cycle_id)
     with db.reader() as session:
-        return [_columns(r, models.Event) for r in session.execute(query).scalars()]
+        return [_event_dict(r) for r in session.execute(query).scalars()]
 
 
 def last_run_at(db, aggregate_name, kind, skip_reason_codes=()):
@@ -1362,15 +1397,27 @@ def list_locked_vms(db, before):
             .order_by(models.VMState.vm_id))]
 
 
+def _latest_finished(db, since, status, actions):
+    """{vm_id: latest finished_at} of recommendations in ``status`` with one of ``actions``."""
+    rec = models.Recommendation
+    query = (sa.select(rec.vm_id, sa.func.max(rec.finished_at))
+             .where(rec.status == status, rec.action.in_(actions), rec.finished_at >= since)
+             .group_by(rec.vm_id))
+    with db.reader() as session:
+        return dict(session.execute(query).all())
+
+
 def recent_moves(db, since):
     """VMs KeyVRM moved since ``since`` (a live migration or evacuation that succeeded): {vm_id: finished_at}.
 
     The latest move of each VM; LB's cool-down keeps them where they are.
     """
-    rec = models.Recommendation
-    query = (sa.select(rec.vm_id, sa.func.max(rec.finished_at))
-             .where(rec.status == "succeeded", rec.action.in_(("live_migrate", "evacuate")),
-                    rec.finished_at >= since)
-             .group_by(rec.vm_id))
-    with db.reader() as session:
-        return dict(session.execute(query).all())
+    return _latest_finished(db, since, "succeeded", ("live_migrate", "evacuate"))
+
+
+def recent_failed_migrations(db, since):
+    """VMs whose live migration ended ``failed`` since ``since``: {vm_id: finished_at of the latest}.
+
+    LB leaves them for its cool-down instead of asking Nova for the same move each period.
+    """
+    return _latest_finished(db, since, "failed", ("live_migrate",))

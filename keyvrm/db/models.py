@@ -201,6 +201,9 @@ class Event(Base):
     state = sa.Column(sa.String(16))
     reason_code = sa.Column(sa.String(64))
     reason = sa.Column(sa.Text)
+    # per VM (HA) or overloaded source (LB) without a target: the check that rejected each
+    # candidate host, as GET /v1/events/{id} shows it (keyvrm.flows.events.no_target_entry)
+    no_target = sa.Column(sa.JSON)
     cycle_id = sa.Column(sa.Integer, sa.ForeignKey("cycles.id", ondelete="SET NULL"))
     snapshot_id = sa.Column(sa.Integer, sa.ForeignKey("region_data.id", ondelete="SET NULL"))
     created_at = sa.Column(sa.DateTime, nullable=False, default=now_of)

@@ -7,6 +7,11 @@ not added twice. The event's ``reason`` is the readable list of every reason of 
 then what the run found, and only then a note on how it planned (``INFO_CODES``). A settled
 event whose reasons are only notes says ``recommendations_final``: its code agrees with its
 outcome, never "no_filters" for a run whose recommendations all ended.
+
+A reason that stands for "no target" (it carries ``rejected_hosts``: per VM in HA, per
+overloaded source in LB) is also kept as a structured ``no_target`` entry (``no_target_entry``)
+naming the check that rejected each candidate host, at most ``max_rejected_hosts`` of them.
+The text and the entries are written in one row-locked transaction.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from keyvrm.planning import reasons as reason_codes
 
 SETTLED_CODE = "recommendations_final"
 MAX_REASON_CHARS = 8000
+DEFAULT_MAX_REJECTED_HOSTS = 100  # [engine] max_rejected_hosts
 _STATE_RANK = {"healthy": 0, "warning": 1, "error": 2}
 # Notes on how a run planned, not what it found: never an event's code while another applies.
 INFO_CODES = frozenset({reason_codes.NO_FILTERS, reason_codes.FILTER_INPUT_UNKNOWN})
@@ -70,22 +76,45 @@ def describe(found: Iterable) -> tuple:
     return _best_code(entries) or "nothing_to_do", "; ".join(entries)[:MAX_REASON_CHARS]
 
 
-def add_reasons(db, event_id, found: Iterable, status: Optional[str] = None) -> None:
-    """Record ``found`` reasons on the event (once each), optionally moving it to ``status``."""
-    event = db_api.get_event_summary(db, event_id)
-    entries = _entries(event["reason"])
-    for reason in found:
-        entry = reason_entry(reason)
-        if entry not in entries:
-            entries.append(entry)
-    text = "; ".join(entries)[:MAX_REASON_CHARS] or None
-    db_api.set_event_status(db, event_id, status or event["status"], reason_code=_best_code(entries),
-                            reason=text)
+def no_target_entry(reason, max_rejected_hosts: int = DEFAULT_MAX_REJECTED_HOSTS) -> dict:
+    """The stored (and shown) form of a "no target" reason.
+
+    Its first ``max_rejected_hosts`` (host, check) items, and how many were left out
+    (``more_hosts``).
+    """
+    listed = reason.rejected_hosts or ()
+    kept = listed[:max(0, max_rejected_hosts)]
+    return {"vm_id": reason.vm_id, "source_host": reason.host, "code": reason.code,
+            "message": reason.message,
+            "rejected_hosts": [{"host": host, "check": check, "vms": vms} for host, check, vms in kept],
+            "more_hosts": reason.more_hosts + len(listed) - len(kept)}
 
 
-def complete_event(db, event_id, state: str, found: Iterable = ()) -> None:
+def add_reasons(db, event_id, found: Iterable, status: Optional[str] = None,
+                max_rejected_hosts: int = DEFAULT_MAX_REJECTED_HOSTS) -> None:
+    """Record ``found`` reasons on the event (once each), optionally moving it to ``status``.
+
+    Their "no target" entries go in with the text, in the same transaction.
+    """
+    found = list(found)
+
+    def merged(stored):
+        entries = _entries(stored)
+        for reason in found:
+            entry = reason_entry(reason)
+            if entry not in entries:
+                entries.append(entry)
+        return _best_code(entries), "; ".join(entries)[:MAX_REASON_CHARS] or None
+
+    no_target = [no_target_entry(reason, max_rejected_hosts) for reason in found
+                 if reason.rejected_hosts is not None]
+    db_api.update_event_reasons(db, event_id, merged, no_target=no_target, status=status)
+
+
+def complete_event(db, event_id, state: str, found: Iterable = (),
+                   max_rejected_hosts: int = DEFAULT_MAX_REJECTED_HOSTS) -> None:
     """Complete an event that created nothing, in ``state``, with its reasons."""
-    add_reasons(db, event_id, found)
+    add_reasons(db, event_id, found, max_rejected_hosts=max_rejected_hosts)
     event = db_api.get_event_summary(db, event_id)
     db_api.set_event_status(db, event_id, "completed", state=state, reason_code=event["reason_code"],
                             reason=event["reason"])

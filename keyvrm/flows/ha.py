@@ -155,7 +155,8 @@ class FenceHosts(steps.FlowTask):
 
 
 def _create(res, event_id, plan, found_status="generated"):
-    events.add_reasons(res.db, event_id, plan.reasons, status=found_status)
+    events.add_reasons(res.db, event_id, plan.reasons, status=found_status,
+                       max_rejected_hosts=res.conf.max_rejected_hosts)
     ids = recommend.create_recommendations(res.db, event_id, plan.moves, auto_run=True)
     if ids:
         db_api.set_event_status(res.db, event_id, "executing")
@@ -178,7 +179,8 @@ class PlanFirstRound(steps.FlowTask):
             db_api.set_hypervisor_state(res.db, host, "evacuating", event_id=ha_event_id)
         busy = context.busy_now(res.db, busy_hosts, busy_vms, ha_event_id)
         plan = ha_planning.plan_evacuation(snapshot, app_config, agg_config, busy, fenced,
-                                           allow_rebuild=res.conf.executor.allow_rebuild_local_disk)
+                                           allow_rebuild=res.conf.executor.allow_rebuild_local_disk,
+                                           max_rejected_hosts=res.conf.max_rejected_hosts)
         return _create(res, ha_event_id, plan)
 
 
@@ -226,7 +228,8 @@ class PlanSecondRound(steps.FlowTask):
         fresh = harvest.take_snapshot(res, app_config)
         busy = context.busy_now(res.db, busy_hosts, busy_vms, ha_event_id)
         plan = ha_planning.replan_evacuation(fresh, app_config, agg_config, busy, fenced, failed,
-                                             allow_rebuild=res.conf.executor.allow_rebuild_local_disk)
+                                             allow_rebuild=res.conf.executor.allow_rebuild_local_disk,
+                                             max_rejected_hosts=res.conf.max_rejected_hosts)
         return _create(res, ha_event_id, plan, found_status="executing")
 
 

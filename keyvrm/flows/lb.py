@@ -94,17 +94,18 @@ class PlanBalancing(steps.FlowTask):
         since = models.as_stored_time(snapshot.taken_at - lb_planning.DEFAULT_COOLDOWN_S)
         moved = {vm_id: runner.as_posix(at) for vm_id, at in db_api.recent_moves(res.db, since).items()}
         plan = lb_planning.plan_balancing(snapshot, app_config, agg_config, busy, recent_moves=moved,
-                                          now_s=snapshot.taken_at)
+                                          now_s=snapshot.taken_at, max_rejected_hosts=res.conf.max_rejected_hosts)
         state = "error" if plan.is_error else reasons.state_of(plan.reasons)
         if not plan.moves and state == "healthy" and reasons.nothing_to_do(plan.reasons):
             _record(res, cycle_id, aggregate, snapshot.taken_at, plan.reasons)
             return []
         event_id = events.open_event(res.db, cycle_id, aggregate, "LB", agg_config.marker, snapshot_id)
+        cap = res.conf.max_rejected_hosts
         if not plan.moves:
-            events.complete_event(res.db, event_id, state, plan.reasons)
+            events.complete_event(res.db, event_id, state, plan.reasons, max_rejected_hosts=cap)
             return []
         auto = app_config.lb_recommendations_auto_run
-        events.add_reasons(res.db, event_id, plan.reasons, status="generated")
+        events.add_reasons(res.db, event_id, plan.reasons, status="generated", max_rejected_hosts=cap)
         ids = recommend.create_recommendations(res.db, event_id, plan.moves, auto_run=auto)
         db_api.set_event_status(res.db, event_id, "executing" if auto else "manual_action")
         LOG.info("aggregate %s: %d live migration(s) recommended (%s)", aggregate, len(ids),

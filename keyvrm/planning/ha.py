@@ -238,23 +238,34 @@ def _skip_reason(vm, app_config, busy, storage_mode, allow_rebuild):
     return None
 
 
-def _no_target_reason(vm, rejections, online_candidates):
-    """The most specific reason: no online host, one capacity code everywhere, or counts."""
+def _no_target_reason(vm, rejected, online_candidates, max_rejected_hosts=None):
+    """The most specific reason: no online host, one capacity code everywhere, or counts.
+
+    ``rejected`` is [(host, check)] of every candidate examined; the reason lists them
+    per host (``Reason.rejected_hosts``, at most ``max_rejected_hosts``) besides counting
+    them per check.
+    """
+    # each candidate is examined once per VM: one item per host, VMs 1
+    listed = sorted(rejected)[:max_rejected_hosts] if rejected else ()
+    per_host, more = tuple([(host, why, 1) for host, why in listed]), len(rejected) - len(listed)
     if not online_candidates:
         return reasons.capacity(capacity.NO_ONLINE_HYPERVISOR, vm.id,
-                                "no available online hypervisor for %s" % vm.id, vm.host)
-    codes = set(rejections)
-    if len(codes) == 1:
-        code = codes.pop()
+                                "no available online hypervisor for %s" % vm.id, vm.host,
+                                rejected=per_host, more=more)
+    rejections = collections.Counter(why for _, why in rejected)
+    if len(rejections) == 1:
+        [code] = rejections
         if code in (capacity.RAM_DEPLETED, capacity.CPU_DEPLETED):
             what = "RAM" if code == capacity.RAM_DEPLETED else "CPU"
             return reasons.capacity(code, vm.id, "aggregate %s depleted: no host has room for"
                                     " %s" % (what, vm.id), vm.host,
-                                    detail=((code, rejections[code]),))
+                                    detail=((code, rejections[code]),), rejected=per_host,
+                                    more=more)
         if code == capacity.QUOTA_EXCEEDED:
             return reasons.capacity(code, vm.id, "project quota exceeded for %s" % vm.id,
-                                    vm.host)
-    return reasons.no_target(vm.id, dict(rejections), vm_id=vm.id, host=vm.host)
+                                    vm.host, rejected=per_host, more=more)
+    return reasons.no_target(vm.id, dict(rejections), vm_id=vm.id, host=vm.host,
+                             rejected=per_host, more=more)
 
 
 def _left_over_order(left_over, vms) -> list:
@@ -278,13 +289,15 @@ class OrderedPass:
     left_over: dict
 
 
-def ordered_pass(ctx, vms, excluded_hosts, avoid_targets) -> OrderedPass:
+def ordered_pass(ctx, vms, excluded_hosts, avoid_targets, max_rejected_hosts=None) -> OrderedPass:
     """Place ``vms`` in order (SPEC 5.4), each on the passing host with most free RAM.
 
     Each placement is counted before the next. Candidates sit in a heap keyed by free
     RAM; an entry whose host's free RAM changed since it was pushed is refreshed when
     popped, so each VM examines only the hosts it needs (all of them only when it finds
-    no target). A VM without a target is kept in ``left_over`` with the reason why.
+    no target). A VM without a target is kept in ``left_over`` with the reason why, which
+    names the check that rejected each candidate host, at most ``max_rejected_hosts`` of
+    them (the (host, check) pairs are only kept per VM and summed once it has no target).
     """
     ledger = ctx.ledger
     selector = ctx.selector
@@ -299,7 +312,7 @@ def ordered_pass(ctx, vms, excluded_hosts, avoid_targets) -> OrderedPass:
         request = selector.request_for(vm)
         requests[vm.id] = request
         avoid = avoid_targets.get(vm.id)
-        target, rejections, examined = None, collections.Counter(), []
+        target, rejected, examined = None, [], []
         while heap:
             neg_free, name = heapq.heappop(heap)
             current = -states.free_of(name, m.MEMORY_MB)
@@ -313,18 +326,18 @@ def ordered_pass(ctx, vms, excluded_hosts, avoid_targets) -> OrderedPass:
             if why is None:
                 target = name
                 break
-            rejections[why] += 1
+            rejected.append((name, why))
         for entry in examined:
             heapq.heappush(heap, entry)
         if target is None:
-            left_over[vm.id] = _no_target_reason(vm, rejections, online)
+            left_over[vm.id] = _no_target_reason(vm, rejected, online, max_rejected_hosts)
             continue
         ledger.move(vm, request.resources, target)
         targets[vm.id] = target
     return OrderedPass(targets, requests, left_over)
 
 
-def _place(ctx, vms, excluded_hosts, ha_round, avoid_targets):
+def _place(ctx, vms, excluded_hosts, ha_round, avoid_targets, max_rejected_hosts=None):
     """Place ``vms``: the ordered pass, then the repair; return (moves, reasons).
 
     The VMs the ordered pass leaves without a target get a second chance through
@@ -332,7 +345,7 @@ def _place(ctx, vms, excluded_hosts, ha_round, avoid_targets):
     make room; every VM the pass placed stays placed, so the order keeps its priority.
     Their moves come after the others, in the order they were placed.
     """
-    first = ordered_pass(ctx, vms, excluded_hosts, avoid_targets)
+    first = ordered_pass(ctx, vms, excluded_hosts, avoid_targets, max_rejected_hosts)
     targets = dict(first.targets)
     candidate_names = [h.name for h in ctx.hosts if h.name not in excluded_hosts]
     repaired = frozenset(repack.place_left_over(
@@ -348,10 +361,11 @@ def _place(ctx, vms, excluded_hosts, ha_round, avoid_targets):
 
 def plan_evacuation(snapshot, app_config, agg_config, busy: m.BusySet, fenced_hosts, *,
                     allow_rebuild: bool = False, index=None, filter_options=None,
-                    project_headroom=None) -> Plan:
+                    project_headroom=None, max_rejected_hosts=None) -> Plan:
     """Round 1: plan the evacuation of every VM of the fenced hosts of one aggregate.
 
     A fenced host that is busy (an unfinished recommendation touches it) is left alone.
+    A VM without a target lists at most ``max_rejected_hosts`` (host, check) items (None: all).
     """
     ctx = build_context(snapshot, agg_config.name, app_config.nova_filters, busy, index,
                         filter_options, project_headroom)
@@ -368,14 +382,14 @@ def plan_evacuation(snapshot, app_config, agg_config, busy: m.BusySet, fenced_ho
                 found.append(why)
             else:
                 candidates.append(vm)
-    moves, placed_reasons = _place(ctx, evacuation_order(candidates), fenced, 1, {})
+    moves, placed_reasons = _place(ctx, evacuation_order(candidates), fenced, 1, {}, max_rejected_hosts)
     unchecked = reasons.filter_input_unknown(ctx.selector.unchecked.summary())
     return Plan(tuple(moves), tuple(found + placed_reasons + unchecked))
 
 
 def replan_evacuation(snapshot, app_config, agg_config, busy: m.BusySet, fenced_hosts,
                       failed: dict, *, allow_rebuild: bool = False, index=None,
-                      filter_options=None, project_headroom=None) -> Plan:
+                      filter_options=None, project_headroom=None, max_rejected_hosts=None) -> Plan:
     """Round 2: re-plan only the VMs whose round-1 recommendation failed.
 
     ``failed`` maps VM id to the (expected source, failed target) of its round-1
@@ -401,6 +415,6 @@ def replan_evacuation(snapshot, app_config, agg_config, busy: m.BusySet, fenced_
             continue
         candidates.append(vm)
         avoid[vm_id] = failed_target
-    moves, placed_reasons = _place(ctx, evacuation_order(candidates), fenced, 2, avoid)
+    moves, placed_reasons = _place(ctx, evacuation_order(candidates), fenced, 2, avoid, max_rejected_hosts)
     unchecked = reasons.filter_input_unknown(ctx.selector.unchecked.summary())
     return Plan(tuple(moves), tuple(found + placed_reasons + unchecked))

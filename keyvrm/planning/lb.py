@@ -31,7 +31,11 @@ scans, which stop where no later host can pass the target limit or the gain chec
 class of hosts of equal capacity). When an overloaded host gets no move, its
 ``no_target`` reason counts the checks that failed over every (VM, candidate host) pair
 tried; hosts past a scan's end are counted under the check that ended it, hosts left out
-under the first limit they are above (sources are not counted).
+under the first limit they are above (sources are not counted). The reason also names, per
+candidate host, each check that rejected it and for how many of the source's VMs
+(``Reason.rejected_hosts``): each failed attempt keeps the hosts it examined and the
+bounds of the scan's tails in lists frozen once per layout (``keyvrm.planning.rejections``),
+read into names, up to ``max_rejected_hosts`` items, only for a source that ends with no move.
 """
 
 from __future__ import annotations
@@ -53,6 +57,7 @@ from keyvrm.planning.plan import LoadCalculation
 from keyvrm.planning.plan import Plan
 from keyvrm.planning.plan import PlannedMove
 from keyvrm.planning import reasons
+from keyvrm.planning import rejections as rejections_mod
 from keyvrm.scheduling import hugepages
 from keyvrm.scheduling import scoring
 from keyvrm.scheduling import selector as selector_mod
@@ -164,6 +169,8 @@ class _Source:
     movable: dict  # VM id -> VM, in host order
     tried: dict = dataclasses.field(default_factory=dict)  # VM id -> targets freed then
     rejections: dict = dataclasses.field(default_factory=dict)
+    # failed attempts (rejections.Attempt) while it has no move; None once it has one
+    attempts: Optional[list] = dataclasses.field(default_factory=list)
     version: int = 0
     best: Optional[tuple] = None  # what _Balancer._best returned when it was last pushed
     active: bool = True
@@ -174,8 +181,10 @@ class _Balancer:
     """The mutable state of one LB plan: loads, scores, sources and sorted target lists."""
 
     def __init__(self, ctx, agg_config, busy, cooled, min_improvement_pct, max_moves,
-                 no_migrate_key):
+                 no_migrate_key, max_rejected_hosts=None):
         self.ctx = ctx
+        self.max_rejected_hosts = max_rejected_hosts
+        self._layout = None  # the rejections.Layout of failed attempts since the last move
         self.no_migrate_key = no_migrate_key
         self.cfg = agg_config
         self.weights = agg_config.lb_weights
@@ -207,13 +216,15 @@ class _Balancer:
         self._closed = {}
         self.closed = collections.Counter()
         self.ineligible = {selector_mod.BUSY_HOST: 0, selector_mod.OFFLINE: 0}
+        self.ineligible_hosts = {selector_mod.BUSY_HOST: [], selector_mod.OFFLINE: []}
         for h in ctx.hosts:
             if self.scores[h.name] is None:
                 continue
-            if h.name in busy.hosts:
-                self.ineligible[selector_mod.BUSY_HOST] += 1
-            elif not selector_mod.is_online(h):
-                self.ineligible[selector_mod.OFFLINE] += 1
+            check = (selector_mod.BUSY_HOST if h.name in busy.hosts
+                     else None if selector_mod.is_online(h) else selector_mod.OFFLINE)
+            if check is not None:
+                self.ineligible[check] += 1
+                self.ineligible_hosts[check].append(h.name)
             else:
                 load = self.loads[h.name]
                 cls = self._class[h.name] = (_capacities(h), tuple(v is None for v in load.values()))
@@ -455,6 +466,7 @@ class _Balancer:
         request = self.ctx.selector.request_for(vm)
         rejections = source.rejections
         scans = []
+        tails = []  # (cls, gain_end, limit_end): the hosts counted without being examined
         deltas = {}
         src_cls = self._class.get(name)
         for cls, entries in self.lists[order].items():
@@ -476,10 +488,13 @@ class _Balancer:
             if limit_end < end:
                 check = self._limit_name(order)
                 rejections[check] = rejections.get(check, 0) + end - limit_end
+            if gain_end < end:
+                tails.append((cls, gain_end, limit_end))
             scans.append(_tagged(itertools.islice(entries, gain_end), cls))
         for check, count in itertools.chain(self.ineligible.items(), self.closed.items()):
             if count:
                 rejections[check] = rejections.get(check, 0) + count
+        examined = []
         for _, target, cls in heapq.merge(*scans):
             if target == name or (target in self.sources and self.sources[target].active):
                 continue
@@ -492,10 +507,35 @@ class _Balancer:
                 why = self.ctx.selector.host_rejection(request, target)
             if why is not None:
                 rejections[why] = rejections.get(why, 0) + 1
+                examined.append((target, why))
                 continue
             self._apply(vm, request, source, target, src_after_load, t_after_load)
             return True
+        if source.attempts is not None:
+            source.attempts.append(self._attempt(vm.id, order, tails, examined))
         return False
+
+    def _attempt(self, vm_id, order, tails, examined) -> rejections_mod.Attempt:
+        """One failed attempt, kept by reference to this layout's frozen lists (see ``rejections``)."""
+        if self._layout is None:
+            self._layout = rejections_mod.Layout(self._closed)
+        layout = self._layout
+        limit = self._limit_name(order)
+        kept = []
+        for cls, gain_end, limit_end in tails:
+            entries = self.lists[order][cls]
+            frozen = layout.frozen((order, cls), entries)
+            kept.append((frozen, gain_end, limit_end, NOT_ENOUGH_GAIN))
+            kept.append((frozen, limit_end, len(entries), limit))
+        return rejections_mod.Attempt(vm_id, examined, tuple(kept), layout)
+
+    def rejected_of(self, source) -> tuple:
+        """(per-host items, how many more) of the checks that rejected VMs of ``source``.
+
+        The same hosts the counts of ``source.rejections`` count, attempt by attempt.
+        """
+        return rejections_mod.read(source.attempts or (), self.ineligible_hosts, self.sources,
+                                   self.max_rejected_hosts)
 
     def _rescaled(self, share, hyper, src_cls, cls) -> scoring.Load:
         """``share`` of ``hyper`` (of class ``src_cls``) in % of a host of class ``cls``."""
@@ -546,6 +586,7 @@ class _Balancer:
         calc = LoadCalculation(_calc(self.loads[name], src_after_load, weights),
                                _calc(self.loads[target], t_after_load, weights))
         self.ctx.ledger.move(vm, request.resources, target)
+        self._layout = None  # the lists change: a later failed attempt freezes them again
         for host, load, score in ((name, src_after_load, calc.source.syn_score_after_pct),
                                   (target, t_after_load, calc.target.syn_score_after_pct)):
             self._remove(host)
@@ -556,14 +597,17 @@ class _Balancer:
         del self.vms_on(name)[vm.id]
         self.vms_on(target)[vm.id] = vm
         del source.movable[vm.id]
+        source.attempts = None  # it has a move: no "no target" reason to explain
         self.moves.append(PlannedMove(vm.id, LIVE_MIGRATE, name, target, load=calc,
                                       ram_mb=vm.flavor.ram_mb))
 
     def explain(self, source):
         """Why ``source`` got no move (only asked when it got none)."""
         if source.rejections:
+            rejected, more = self.rejected_of(source)
             return reasons.no_target("overloaded %s (counts are VM x host checks)" % source.name,
-                                     source.rejections, host=source.name)
+                                     source.rejections, host=source.name, rejected=rejected,
+                                     more=more)
         return reasons.not_improving(source.name, self.scores[source.name])
 
 
@@ -572,22 +616,24 @@ def plan_balancing(snapshot, app_config, agg_config, busy: m.BusySet = m.BusySet
                    cooldown_s: float = DEFAULT_COOLDOWN_S,
                    min_improvement_pct: float = DEFAULT_MIN_IMPROVEMENT_PCT,
                    max_moves_per_host: int = DEFAULT_MAX_MOVES_PER_HOST,
-                   index=None, filter_options=None) -> Plan:
+                   index=None, filter_options=None, max_rejected_hosts: Optional[int] = None) -> Plan:
     """Plan the live migrations of one aggregate's LB run (period check excluded).
 
     ``recent_moves`` maps VM id to when KeyVRM last moved it; such a VM stays put until
     ``cooldown_s`` has passed at ``now_s``, and is never planned from a snapshot taken
     before that move (its load there is where it was). The cyclic garbage collector is
-    paused meanwhile (see gc_pause).
+    paused meanwhile (see gc_pause). A source without a target lists at most
+    ``max_rejected_hosts`` (host, check) items (None: all), counting the others.
     """
     with gc_pause.cycle_collection_paused():
         return _plan_balancing(snapshot, app_config, agg_config, busy, recent_moves, now_s,
                                cooldown_s, min_improvement_pct, max_moves_per_host, index,
-                               filter_options)
+                               filter_options, max_rejected_hosts)
 
 
 def _plan_balancing(snapshot, app_config, agg_config, busy, recent_moves, now_s, cooldown_s,
-                    min_improvement_pct, max_moves_per_host, index, filter_options) -> Plan:
+                    min_improvement_pct, max_moves_per_host, index, filter_options,
+                    max_rejected_hosts=None) -> Plan:
     ctx = build_context(snapshot, agg_config.name, app_config.nova_filters, busy, index,
                         filter_options)
     aggregate = agg_config.name
@@ -597,7 +643,7 @@ def _plan_balancing(snapshot, app_config, agg_config, busy, recent_moves, now_s,
     cooled = {vm_id: at >= snapshot.taken_at for vm_id, at in (recent_moves or {}).items()
               if now_s - at < cooldown_s or at >= snapshot.taken_at}
     balancer = _Balancer(ctx, agg_config, busy, cooled, min_improvement_pct,
-                         max_moves_per_host, app_config.lb_no_migrate_key)
+                         max_moves_per_host, app_config.lb_no_migrate_key, max_rejected_hosts)
     found = [] if app_config.nova_filters else [reasons.no_filters()]
     unscored = [h.name for h in ctx.hosts if balancer.scores[h.name] is None]
     if ctx.hosts and len(unscored) == len(ctx.hosts):

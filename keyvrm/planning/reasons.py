@@ -56,13 +56,21 @@ WARNING_CODES = frozenset({HOST_ALIVE_SERVICE_DOWN, HEARTBEAT_PATH_BROKEN, INSUF
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Reason:
-    """One outcome explained; ``detail`` is a sorted tuple of (key, value) pairs."""
+    """One outcome explained; ``detail`` is a sorted tuple of (key, value) pairs.
+
+    ``rejected_hosts`` is set on a "no target" outcome only (``no_target`` or the capacity
+    code that stood for it): ((candidate host, check, VMs it rejected there), ...), sorted
+    by host then check (see ``rejected_hosts``), perhaps capped by the planner, which then
+    counts the items left out in ``more_hosts``; None on every other reason.
+    """
 
     code: str
     message: str
     vm_id: Optional[str] = None
     host: Optional[str] = None
     detail: tuple = ()
+    rejected_hosts: Optional[tuple] = None
+    more_hosts: int = 0
 
     @property
     def is_error(self) -> bool:
@@ -136,21 +144,43 @@ def overloaded(aggregate: str, causes) -> Reason:
         len(texts), "" if len(texts) == 1 else "s", aggregate, listed), detail=tuple(texts))
 
 
+def rejected_hosts(rejected, limit: Optional[int] = None) -> tuple:
+    """(((host, check, VMs), ...) sorted by host then check, how many more) from (host, check, VM id).
+
+    A (host, check) pair counts each VM once however often that check rejected it there;
+    with ``limit`` only the first ``limit`` items are listed, the others counted.
+    """
+    vms = {}
+    for host, check, vm_id in rejected:
+        vms.setdefault((host, check), set()).add(vm_id)
+    keys = sorted(vms)
+    kept = keys if limit is None else keys[:max(0, limit)]
+    return tuple((host, check, len(vms[host, check])) for host, check in kept), len(keys) - len(kept)
+
+
 def no_target(subject: str, rejections: dict, vm_id: Optional[str] = None,
-              host: Optional[str] = None) -> Reason:
-    """No host took ``subject``; ``rejections`` counts rejected hosts per filter or check."""
+              host: Optional[str] = None, rejected: Optional[tuple] = None, more: int = 0) -> Reason:
+    """No host took ``subject``; ``rejections`` counts rejected hosts per filter or check.
+
+    ``rejected`` is the per-host account of the same checks (``rejected_hosts``), ``more``
+    how many of its items a cap left out.
+    """
     ordered = sorted(rejections.items(), key=lambda item: (-item[1], item[0]))
     parts = ["%d host%s rejected by %s" % (n, "" if n == 1 else "s", name)
              for name, n in ordered]
     text = ", ".join(parts) if parts else "no candidate host"
     return Reason(NO_TARGET, "no target for %s: %s" % (subject, text), vm_id=vm_id, host=host,
-                  detail=tuple(ordered))
+                  detail=tuple(ordered), rejected_hosts=rejected, more_hosts=more)
 
 
 def capacity(code: str, vm_id: str, message: str, host: Optional[str] = None,
-             detail: tuple = ()) -> Reason:
-    """A capacity refusal (one of keyvrm.scheduling.capacity's codes)."""
-    return Reason(code, message, vm_id=vm_id, host=host, detail=detail)
+             detail: tuple = (), rejected: Optional[tuple] = None, more: int = 0) -> Reason:
+    """A capacity refusal (one of keyvrm.scheduling.capacity's codes).
+
+    ``rejected`` and ``more`` (as for ``no_target``) when it is why ``vm_id`` found no target.
+    """
+    return Reason(code, message, vm_id=vm_id, host=host, detail=detail, rejected_hosts=rejected,
+                  more_hosts=more)
 
 
 def no_fencer() -> Reason:

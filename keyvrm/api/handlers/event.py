@@ -1,4 +1,4 @@
-"""Events: list by aggregate with paging, sort and filters; show one with its reason."""
+"""Events: list by aggregate with paging, sort and filters; show one with its reason and no-target entries."""
 
 from keyvrm.api import paging
 from keyvrm.api import route
@@ -29,7 +29,7 @@ def list_events(call):
 
 
 def show_event(call, event_id):
-    """One event with its reason and its recommendations counted by status."""
+    """One event with its reason, its recommendations counted by status and its no-target entries."""
     return {"event": db_api.get_event_summary(call.db, event_id)}
 
 

@@ -20,6 +20,9 @@ LOAD = {"source": {"before": {"cpu": 91.0, "ram": 70.0, "net": 10.0, "syn_score"
                    "after": {"cpu": 51.0, "ram": 50.0, "net": 7.0, "syn_score": 50.0}}}
 
 
+NO_TARGET_MESSAGE = "no target for vm-9: 1 host rejected by ServerGroupAntiAffinityFilter"
+
+
 def _at(minutes):
     return T0 + datetime.timedelta(minutes=minutes)
 
@@ -72,7 +75,13 @@ def seed(db):
             models.Event(id="ev-2", aggregate_name="agg-b", kind="LB", marker="LB", status="manual_action",
                          cycle_id=done.id, created_at=_at(2), updated_at=_at(2)),
             models.Event(id="ev-3", aggregate_name="agg-a", kind="HA", marker="HA", status="executing",
-                         cycle_id=done.id, created_at=_at(3), updated_at=_at(3)),
+                         cycle_id=done.id, created_at=_at(3), updated_at=_at(3), reason_code="no_target",
+                         reason="[no_target] " + NO_TARGET_MESSAGE, no_target=[{
+                             "vm_id": "vm-9", "source_host": "cmp-1", "code": "no_target",
+                             "message": NO_TARGET_MESSAGE,
+                             "rejected_hosts": [{"host": "cmp-2", "check": "ServerGroupAntiAffinityFilter",
+                                                 "vms": 1}],
+                             "more_hosts": 0}]),
         ])
         session.flush()
         session.add_all([

@@ -139,3 +139,14 @@ def test_aggregate_load_lists_each_host_with_its_score_and_overload_causes(serve
 def test_aggregate_load_of_an_unknown_aggregate_fails_with_the_api_message(served):
     result = _openstack(served, "aggregate", "load", "nope")
     assert result.returncode == 1 and "nope" in result.stderr
+
+
+def test_event_show_names_each_host_that_rejected_a_vm_without_target(served):
+    result = _openstack(served, "event", "show", "ev-3")  # the table an operator reads
+    assert result.returncode == 0, result.stderr
+    [row] = [line for line in result.stdout.splitlines() if line.startswith("| no_target ")]
+    assert "| vm vm-9 on cmp-1: cmp-2 ServerGroupAntiAffinityFilter" in row
+    result = _openstack(served, "event", "show", "ev-3", "-f", "json")
+    assert result.returncode == 0, result.stderr
+    [entry] = json.loads(result.stdout)["no_target"]
+    assert entry["rejected_hosts"] == [{"host": "cmp-2", "check": "ServerGroupAntiAffinityFilter", "vms": 1}]

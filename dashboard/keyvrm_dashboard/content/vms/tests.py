@@ -28,6 +28,14 @@ class AdminVMTests(kv_helpers.AdminTestCase):
         self.assertContains(res, 'id="keyvrm-vm-unlock"')
         self.assertEqual(data.VM_HISTORY, res.context['table'].data)
 
+    def test_lookup_and_unlock_open_as_pages_of_horizon_and_unlock_as_a_modal_by_ajax(self):
+        self.assertTemplateUsed(self.client.get(INDEX_URL), 'base.html')  # the panel's own page
+        self.assertTemplateUsed(self.client.get(UNLOCK_URL), 'base.html')
+        modal = self.client.get(UNLOCK_URL, HTTP_X_REQUESTED_WITH='XMLHttpRequest')  # the Unlock button
+        self.assertTemplateUsed(modal, 'admin/keyvrm_vms/_unlock.html')
+        self.assertTemplateNotUsed(modal, 'base.html')
+        self.assertContains(modal, 'id="unlock_vm_form"')
+
     @helpers.create_mocks({keyvrm: ['vm_unlock']})
     def test_unlock_calls_the_api(self):
         self.mock_vm_unlock.return_value = {'vm_id': 'vm-1', 'was_locked': True}

@@ -1397,14 +1397,19 @@ def list_locked_vms(db, before):
             .order_by(models.VMState.vm_id))]
 
 
-def _latest_finished(db, since, status, actions):
-    """{vm_id: latest finished_at} of recommendations in ``status`` with one of ``actions``."""
+def _latest_finished(db, since, status, actions, *keys):
+    """{key: latest finished_at} of recommendations in ``status`` with one of ``actions``.
+
+    The key is the VM id, or the tuple of the VM id and ``keys`` columns.
+    """
     rec = models.Recommendation
-    query = (sa.select(rec.vm_id, sa.func.max(rec.finished_at))
+    columns = (rec.vm_id,) + tuple(getattr(rec, key) for key in keys)
+    query = (sa.select(*columns, sa.func.max(rec.finished_at))
              .where(rec.status == status, rec.action.in_(actions), rec.finished_at >= since)
-             .group_by(rec.vm_id))
+             .group_by(*columns))
     with db.reader() as session:
-        return dict(session.execute(query).all())
+        rows = session.execute(query).all()
+    return {(tuple(row[:-1]) if keys else row[0]): row[-1] for row in rows}
 
 
 def recent_moves(db, since):
@@ -1416,8 +1421,8 @@ def recent_moves(db, since):
 
 
 def recent_failed_migrations(db, since):
-    """VMs whose live migration ended ``failed`` since ``since``: {vm_id: finished_at of the latest}.
+    """Live migrations that ended ``failed`` since ``since``: {(vm_id, target_host): latest finished_at}.
 
-    LB leaves them for its cool-down instead of asking Nova for the same move each period.
+    LB does not send a VM to a target its migration to just failed (within the cool-down).
     """
-    return _latest_finished(db, since, "failed", ("live_migrate",))
+    return _latest_finished(db, since, "failed", ("live_migrate",), "target_host")

@@ -93,8 +93,11 @@ class PlanBalancing(steps.FlowTask):
         busy = context.busy_now(res.db, busy_hosts, busy_vms, own[0]["id"] if own else None)
         since = models.as_stored_time(snapshot.taken_at - lb_planning.DEFAULT_COOLDOWN_S)
         moved = {vm_id: runner.as_posix(at) for vm_id, at in db_api.recent_moves(res.db, since).items()}
+        failed = {move: runner.as_posix(at)
+                  for move, at in db_api.recent_failed_migrations(res.db, since).items()}
         plan = lb_planning.plan_balancing(snapshot, app_config, agg_config, busy, recent_moves=moved,
-                                          now_s=snapshot.taken_at, max_rejected_hosts=res.conf.max_rejected_hosts)
+                                          recent_failures=failed, now_s=snapshot.taken_at,
+                                          max_rejected_hosts=res.conf.max_rejected_hosts)
         state = "error" if plan.is_error else reasons.state_of(plan.reasons)
         if not plan.moves and state == "healthy" and reasons.nothing_to_do(plan.reasons):
             _record(res, cycle_id, aggregate, snapshot.taken_at, plan.reasons)

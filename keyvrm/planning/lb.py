@@ -65,11 +65,14 @@ from keyvrm.scheduling import selector as selector_mod
 TARGET_LOAD_LIMIT = "lb_target_max_load"
 NOT_ENOUGH_GAIN = "min_improvement"
 MOVE_CAP = "max_moves_per_host"
+RECENT_FAILURE = "recent_failure"  # this VM's live migration to this host failed within the cool-down
 NO_SCORE = "no_metrics"
 
 DEFAULT_MIN_IMPROVEMENT_PCT = 2.0
 DEFAULT_MAX_MOVES_PER_HOST = 4
 DEFAULT_COOLDOWN_S = 3600.0
+# The sources an LB plan is made from: without them its hosts, VMs or capacity are partial.
+PLANNED_FROM = (m.SOURCE_NOVA, m.SOURCE_PLACEMENT)
 # What one live migration costs beyond the RAM it copies, in GB of RAM: set-up, the
 # switch-over pause, the risk of a failure; it makes one sufficient VM beat two smaller ones.
 MIGRATION_COST_GB = 8.0
@@ -181,8 +184,9 @@ class _Balancer:
     """The mutable state of one LB plan: loads, scores, sources and sorted target lists."""
 
     def __init__(self, ctx, agg_config, busy, cooled, min_improvement_pct, max_moves,
-                 no_migrate_key, max_rejected_hosts=None):
+                 no_migrate_key, max_rejected_hosts=None, refused=None):
         self.ctx = ctx
+        self.refused = refused or {}  # VM id -> targets its live migration to failed recently
         self.max_rejected_hosts = max_rejected_hosts
         self._layout = None  # the rejections.Layout of failed attempts since the last move
         self.no_migrate_key = no_migrate_key
@@ -503,6 +507,8 @@ class _Balancer:
             t_before = self.measures_of(target)
             t_after = (scoring.syn_score(t_after_load, self.weights),) + t_after_load.values()
             why = self._target_rejection(t_before, t_after, src_before, src_after, gain_measures)
+            if why is None and target in self.refused.get(vm.id, ()):
+                why = RECENT_FAILURE
             if why is None:
                 why = self.ctx.selector.host_rejection(request, target)
             if why is not None:
@@ -612,8 +618,8 @@ class _Balancer:
 
 
 def plan_balancing(snapshot, app_config, agg_config, busy: m.BusySet = m.BusySet(), *,
-                   recent_moves: Optional[dict] = None, now_s: float = 0.0,
-                   cooldown_s: float = DEFAULT_COOLDOWN_S,
+                   recent_moves: Optional[dict] = None, recent_failures: Optional[dict] = None,
+                   now_s: float = 0.0, cooldown_s: float = DEFAULT_COOLDOWN_S,
                    min_improvement_pct: float = DEFAULT_MIN_IMPROVEMENT_PCT,
                    max_moves_per_host: int = DEFAULT_MAX_MOVES_PER_HOST,
                    index=None, filter_options=None, max_rejected_hosts: Optional[int] = None) -> Plan:
@@ -621,29 +627,47 @@ def plan_balancing(snapshot, app_config, agg_config, busy: m.BusySet = m.BusySet
 
     ``recent_moves`` maps VM id to when KeyVRM last moved it; such a VM stays put until
     ``cooldown_s`` has passed at ``now_s``, and is never planned from a snapshot taken
-    before that move (its load there is where it was). The cyclic garbage collector is
-    paused meanwhile (see gc_pause). A source without a target lists at most
-    ``max_rejected_hosts`` (host, check) items (None: all), counting the others.
+    before that move (its load there is where it was). ``recent_failures`` maps (VM id,
+    target) to when that live migration last failed: within the cool-down the VM may go
+    elsewhere but is not sent there again (check ``recent_failure``), so LB does not ask
+    Nova each ``lb_period`` for the move that just failed. Nothing is planned from a
+    snapshot whose Nova or Placement source failed (its hosts, VMs or capacity are
+    partial). The cyclic garbage collector is paused meanwhile (see gc_pause). A source
+    without a target lists at most ``max_rejected_hosts`` (host, check) items (None:
+    all), counting the others.
     """
+    failed = [name for name in PLANNED_FROM if not snapshot.source_ok(name)]
+    if failed:
+        return Plan((), tuple(reasons.source_failed(agg_config.name, name, _source_error(snapshot, name))
+                              for name in failed))
+    cooled = {vm_id: at >= snapshot.taken_at for vm_id, at in (recent_moves or {}).items()
+              if now_s - at < cooldown_s or at >= snapshot.taken_at}
+    refused = collections.defaultdict(set)
+    for (vm_id, target), at in (recent_failures or {}).items():
+        if now_s - at < cooldown_s:
+            refused[vm_id].add(target)
     with gc_pause.cycle_collection_paused():
-        return _plan_balancing(snapshot, app_config, agg_config, busy, recent_moves, now_s,
-                               cooldown_s, min_improvement_pct, max_moves_per_host, index,
-                               filter_options, max_rejected_hosts)
+        return _plan_balancing(snapshot, app_config, agg_config, busy, cooled, refused,
+                               min_improvement_pct, max_moves_per_host, index, filter_options,
+                               max_rejected_hosts)
 
 
-def _plan_balancing(snapshot, app_config, agg_config, busy, recent_moves, now_s, cooldown_s,
-                    min_improvement_pct, max_moves_per_host, index, filter_options,
-                    max_rejected_hosts=None) -> Plan:
+def _source_error(snapshot, name):
+    status = snapshot.sources.get(name)
+    return status.error if status is not None else None
+
+
+def _plan_balancing(snapshot, app_config, agg_config, busy, cooled, refused, min_improvement_pct,
+                    max_moves_per_host, index, filter_options, max_rejected_hosts=None) -> Plan:
     ctx = build_context(snapshot, agg_config.name, app_config.nova_filters, busy, index,
                         filter_options)
     aggregate = agg_config.name
     huge, ordinary = hugepages_mix(list(itertools.chain.from_iterable(ctx.vms_by_host.values())))
     if huge and ordinary:
         return Plan((), (reasons.mixed_hugepages(aggregate, huge, ordinary),))
-    cooled = {vm_id: at >= snapshot.taken_at for vm_id, at in (recent_moves or {}).items()
-              if now_s - at < cooldown_s or at >= snapshot.taken_at}
     balancer = _Balancer(ctx, agg_config, busy, cooled, min_improvement_pct,
-                         max_moves_per_host, app_config.lb_no_migrate_key, max_rejected_hosts)
+                         max_moves_per_host, app_config.lb_no_migrate_key, max_rejected_hosts,
+                         refused)
     found = [] if app_config.nova_filters else [reasons.no_filters()]
     unscored = [h.name for h in ctx.hosts if balancer.scores[h.name] is None]
     if ctx.hosts and len(unscored) == len(ctx.hosts):

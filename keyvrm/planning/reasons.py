@@ -39,6 +39,7 @@ ALREADY_HANDLED = "already_handled"
 FILTER_INPUT_UNKNOWN = "filter_input_unknown"  # info: a check passed hosts on an input no API reports
 HA_ACTED = "ha_acted"  # HA+LB: LB skipped in a cycle where HA recommended evacuations
 ENGINE_LOST_DATABASE = "engine_lost_database"  # the sweep settled work whose flow was lost
+SOURCE_FAILED = "source_failed"  # LB: Nova or Placement failed this cycle, nothing planned
 # Capacity codes (keyvrm.scheduling.capacity) are reasons too:
 # cpu_depleted, ram_depleted, hugepages_depleted, no_inventory, quota_exceeded,
 # no_online_hypervisor, vm_not_on_expected_host.
@@ -48,7 +49,7 @@ ERROR_CODES = frozenset({NO_FENCER, FENCING_IMPOSSIBLE, MIXED_HUGEPAGES, MASS_FA
 # Runs with only these reasons had nothing to do: recorded on the cycle, not as events (the
 # aggregate's event history keeps the runs that acted or that an operator should read).
 NOTHING_TO_DO_CODES = frozenset({LB_TOO_EARLY, HA_ACTED, NO_OVERLOAD, NO_FAILURE, ALREADY_HANDLED,
-                                 FILTER_INPUT_UNKNOWN})
+                                 FILTER_INPUT_UNKNOWN, SOURCE_FAILED})
 # Alerts: nothing was done, but an operator should look (the event ends at least ``warning``).
 WARNING_CODES = frozenset({HOST_ALIVE_SERVICE_DOWN, HEARTBEAT_PATH_BROKEN, INSUFFICIENT_EVIDENCE,
                            ENGINE_LOST_DATABASE})
@@ -241,6 +242,13 @@ def source_missing(aggregate: str, source: str, error) -> Reason:
     return Reason(INSUFFICIENT_EVIDENCE, "the %s source failed this cycle (%s): the hosts of %s cannot"
                   " be judged by it; insufficient evidence, nothing fenced on its account" % (
                       source, error or "no answer", aggregate), detail=(("source", source),))
+
+
+def source_failed(aggregate: str, source: str, error) -> Reason:
+    """A source an LB plan is made from failed this cycle: nothing planned from partial data."""
+    return Reason(SOURCE_FAILED, "the %s source failed this cycle (%s): LB plans nothing for %s"
+                  " from partial data; it runs again next cycle" % (source, error or "no answer", aggregate),
+                  detail=(("source", source),))
 
 
 def already_handled(host: str, state: str) -> Reason:

@@ -190,7 +190,7 @@ def test_vm_history_records_duration(sqlite_db):
                               start - datetime.timedelta(seconds=1))
 
 
-def test_recent_moves_are_the_latest_succeeded_move_of_each_vm_since_a_time(sqlite_db):
+def test_recent_moves_and_failed_migrations_are_the_latest_of_each_vm_since_a_time(sqlite_db):
     event = db_api.create_event(sqlite_db, "agg", "LB", "LB")
     before = db_api.utcnow()
     moves = {}
@@ -202,6 +202,8 @@ def test_recent_moves_are_the_latest_succeeded_move_of_each_vm_since_a_time(sqli
     recent = db_api.recent_moves(sqlite_db, before)
     assert recent == {"vm-1": moves["vm-1"], "vm-3": moves["vm-3"]}  # vm-1's second move; vm-2 failed
     assert db_api.recent_moves(sqlite_db, db_api.utcnow()) == {}
+    assert db_api.recent_failed_migrations(sqlite_db, before) == {("vm-2", "h2"): moves["vm-2"]}
+    assert db_api.recent_failed_migrations(sqlite_db, db_api.utcnow()) == {}
 
 
 def test_hypervisor_reads_decode_the_newest_snapshot_once(sqlite_db, monkeypatch):

@@ -86,6 +86,38 @@ def test_no_migr_busy_and_cooled_vms_stay():
     assert {reasons.EXCLUDED_BY_METADATA, reasons.BUSY, reasons.COOLDOWN} <= codes
 
 
+def test_a_live_migration_that_just_failed_is_not_asked_again_but_another_target_is():
+    hosts, vms = _hot_region()
+    first = _plan(hosts, vms)
+    vm_id, target = first.moves[0].vm_id, first.moves[0].target
+    plan = _plan(hosts, vms, recent_failures={(vm_id, target): 950.0}, now_s=1000.0, cooldown_s=600.0)
+    assert (vm_id, target) not in {(mv.vm_id, mv.target) for mv in plan.moves}
+    assert vm_id in {mv.vm_id for mv in plan.moves}  # the VM goes to the other cool host
+    later = _plan(hosts, vms, recent_failures={(vm_id, target): 0.0}, now_s=1000.0, cooldown_s=600.0)
+    assert later.moves[0] == first.moves[0]  # the cool-down of a failure expires like a move's
+
+
+def test_a_vm_refused_by_every_target_names_the_recent_failure_per_host():
+    hosts, vms = _hot_region()
+    refused = {(vm.id, target): 950.0 for vm in vms for target in ("cool1", "cool2")}
+    plan = _plan(hosts, vms, recent_failures=refused, now_s=1000.0, cooldown_s=600.0)
+    assert plan.moves == ()
+    [no_target] = [r for r in plan.reasons if r.code == reasons.NO_TARGET]
+    assert {(host, check) for host, check, _ in no_target.rejected_hosts} == {
+        ("cool1", lb.RECENT_FAILURE), ("cool2", lb.RECENT_FAILURE)}
+
+
+@pytest.mark.parametrize("source", [m.SOURCE_NOVA, m.SOURCE_PLACEMENT])
+def test_nothing_is_planned_from_a_snapshot_whose_nova_or_placement_failed(source):
+    hosts, vms = _hot_region()
+    snap = b.snapshot(hosts, vms, failed_sources=(source,))
+    plan = lb.plan_balancing(snap, AppConfig(), b.agg_config(lb_weights=WEIGHTS), m.BusySet())
+    assert plan.moves == ()
+    assert [r.code for r in plan.reasons] == [reasons.SOURCE_FAILED]
+    assert "the %s source failed this cycle" % source in plan.reasons[0].message
+    assert reasons.nothing_to_do(plan.reasons)  # on the cycle, and LB runs again next cycle
+
+
 def test_cooldown_expires():
     hosts, vms = _hot_region()
     plan = _plan(hosts, vms, recent_moves={"v0": 0.0, "v1": 0.0, "v2": 0.0, "v3": 0.0},

@@ -163,8 +163,10 @@ def detect_failures(snapshot, app_config, aggregate: str, *, heartbeat_stale_aft
     """Decide which hosts of ``aggregate`` are condemned and which of them to fence now.
 
     ``handled`` maps hosts an HA run already owns or has handled (KeyVRM states fenced,
-    evacuating, maintenance, error, restoring) to their state: they are reported, never
-    fenced again, and do not count toward the mass-failure guard, which weighs only the
+    evacuating, maintenance, error, restoring) to their state: they are reported as
+    already handled whatever their verdict (a host under repair may be up with its
+    nova-compute still forced down: no warning), never fenced again, and do not count
+    toward the mass-failure guard, which weighs only the
     hosts newly condemned in this cycle against the aggregate's size. Busy hosts are
     judged but never fenced (an unfinished recommendation touches them). A source that
     failed is reported as insufficient evidence (the event ends ``warning``), never read
@@ -176,10 +178,10 @@ def detect_failures(snapshot, app_config, aggregate: str, *, heartbeat_stale_aft
     found = _missing_sources(snapshot, app_config, aggregate)
     verdicts = tuple(judge_host(snapshot, h, app_config.ha_fence_interfaces,
                                 heartbeat_stale_after_s, now_s) for h in hosts)
-    found.extend(v.reason for v in verdicts if v.reason is not None)
-    condemned = [v.host for v in verdicts if v.verdict in CONDEMNED_VERDICTS]
-    found.extend(reasons.already_handled(name, handled[name]) for name in condemned if name in handled)
-    condemned = [name for name in condemned if name not in handled]
+    found.extend(v.reason for v in verdicts if v.reason is not None and v.host not in handled)
+    found.extend(reasons.already_handled(v.host, handled[v.host]) for v in verdicts
+                 if v.host in handled and v.verdict != HEALTHY)
+    condemned = [v.host for v in verdicts if v.verdict in CONDEMNED_VERDICTS and v.host not in handled]
     if not condemned:
         return Detection((), verdicts, tuple(found) or (reasons.no_failure(aggregate),))
     if len(condemned) > 1 and len(condemned) > max_condemned_share * len(hosts):

@@ -121,6 +121,16 @@ def test_hosts_already_handled_neither_count_toward_the_guard_nor_are_fenced_aga
     assert "hypervisor restore d0" in result.reasons[0].message
 
 
+@pytest.mark.parametrize("state,age", [(m.SERVICE_DOWN, 5.0), (m.SERVICE_UP, 120.0)])
+def test_a_host_under_repair_is_already_handled_not_a_warning(state, age):
+    # powered on in maintenance: its heartbeat is fresh while KeyVRM keeps nova-compute forced down
+    result = _detect([b.host("repair", state=state, heartbeat_age_s=age)] + _healthy(2),
+                     handled={"repair": "maintenance"})
+    assert result.to_fence == ()
+    assert [r.code for r in result.reasons] == [reasons.ALREADY_HANDLED]
+    assert result.state == "healthy" and reasons.nothing_to_do(result.reasons)
+
+
 def test_the_guard_weighs_new_failures_against_the_whole_aggregate():
     handled = {"d0": "maintenance"}
     result = _detect([_dead("d0"), _dead("d1"), _dead("d2"), _dead("d3")] + _healthy(1), handled=handled)

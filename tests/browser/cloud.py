@@ -14,8 +14,16 @@ from tests.browser import identity
 from tests.browser import keyvrm_api
 from tests.browser import processes
 
-# Two simulated regions of different sizes, so switching region changes the aggregates' hosts.
-REGION_HOSTS = {"RegionOne": 12, "RegionTwo": 10}
+HERE = os.path.dirname(os.path.abspath(__file__))
+# keyvrm_api.start's arguments per region. RegionOne runs browser-region.yaml (18 hosts: the
+# demo's two aggregates, and agg-003 where an evacuation hangs), at 30x so that the VM the hung
+# evacuation locks (6 h of simulated time) stays locked for 12 minutes of the run. RegionTwo
+# runs keyvrm-demo's own scenario over 10 hosts, so switching region changes the aggregates' hosts.
+REGIONS = {
+    "RegionOne": dict(scenario=os.path.join(HERE, "browser-region.yaml"), speed=30.0,
+                      aggregates={"agg-003": {"marker": "HA", "no_op_mode": False, "storage_mode": "shared"}}),
+    "RegionTwo": dict(hosts=10),
+}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -36,9 +44,9 @@ def running(workdir):
         keystone = identity.start(workdir, os.path.join(workdir, "keystone.log"))
         started.append(keystone.process)
         apis = {}
-        for region, hosts in REGION_HOSTS.items():
-            api = keyvrm_api.start(os.path.join(workdir, region), region, keystone.url, hosts,
-                                   os.path.join(workdir, "keyvrm-api-%s.log" % region))
+        for region, demo in REGIONS.items():
+            api = keyvrm_api.start(os.path.join(workdir, region), region, keystone.url,
+                                   os.path.join(workdir, "keyvrm-api-%s.log" % region), **demo)
             started.append(api.process)
             apis[region] = api
         identity.populate(keystone.url, {region: api.url for region, api in apis.items()})

@@ -1,4 +1,4 @@
-"""Admin -> KeyVRM -> aggregates in Chromium: the AZ's aggregates, NOOP on and off, the other region's aggregates."""
+"""Admin -> KeyVRM -> aggregates in Chromium: the AZ's aggregates, a load chart, NOOP on and off, the other region's."""
 
 from tests.browser import identity
 from tests.browser import portal
@@ -19,21 +19,44 @@ def test_admin_opens_keyvrm_and_picks_the_az_to_see_its_aggregates(cloud, page, 
         assert "az-1" in _hosts_cell(page, aggregate)
 
 
+def test_the_aggregate_page_charts_the_load_and_marks_the_overloaded_host(cloud, page, screenshot):
+    load = portal.api_get(cloud, "RegionOne", "/aggregates/agg-002/load")["aggregate_load"]
+    overloaded = {host["host"] for host in load["hosts"] if host["overloaded"]}
+    assert "cmp-00009" in overloaded  # its VMs' CPU demand ramps up 4x at 4 min
+    portal.log_in(page, cloud, "admin", identity.ADMIN_PASSWORD)
+    portal.switch_region(page, cloud, "RegionOne")
+    page.click("#aggregates__row__agg-002 a[href$='/agg-002/']")  # the name links to the aggregate's page
+    page.wait_for_load_state("networkidle")
+    screenshot(page, "agg-002")
+    chart = page.locator("#keyvrm-load svg#keyvrm-load-chart")
+    assert chart.count() == 1
+    assert "agg-002" in chart.locator("title#keyvrm-load-chart-title").text_content()
+    marked = {text.strip() for text in chart.locator("text.keyvrm-host-overloaded").all_text_contents()}
+    assert any(text.startswith("cmp-00009") for text in marked)
+    assert all(any(text.startswith(host) for host in overloaded) for text in marked)
+    assert page.locator("#keyvrm-load-cmp-00009").count() == 1  # the load table beside the chart
+    hosts = page.locator("#agg_hosts tbody tr").all_inner_texts()
+    assert len(hosts) == 6 and any("cmp-00009" in row for row in hosts)
+
+
+def _edit_noop(page, on, reason="", screenshot=None, name=None):
+    """agg-002's Edit configuration row action: its modal's NOOP set to ``on`` (with ``reason``), saved."""
+    page.click("#aggregates__row_agg-002__action_edit")
+    page.wait_for_selector("#id_no_op_mode", state="attached")
+    portal.set_checkbox(page, "id_no_op_mode", on)
+    if reason:
+        page.fill("#id_no_op_reason", reason)
+    portal.confirm(page, screenshot, name)
+
+
 def test_admin_puts_an_aggregate_in_noop_with_a_reason_and_back(cloud, page, screenshot):
     portal.log_in(page, cloud, "admin", identity.ADMIN_PASSWORD)
-    portal.switch_region(page, cloud, "RegionOne", then=portal.AGGREGATES + "agg-002/edit/")
-    page.check("#id_no_op_mode")
-    page.fill("#id_no_op_reason", "maintenance of rack 2")
-    screenshot(page, "edit-noop-on")
-    page.click("form input[type=submit], form button[type=submit]")
-    page.wait_for_load_state("networkidle")
+    portal.switch_region(page, cloud, "RegionOne")
+    _edit_noop(page, True, "maintenance of rack 2", screenshot, "edit-noop-on")
     screenshot(page, "after-noop-on")
     assert portal.api_get(cloud, "RegionOne", "/aggregates/agg-002")["aggregate"]["no_op_mode"] is True
     assert "maintenance of rack 2" in _hosts_cell(page, "agg-002")
-    portal.open_page(page, cloud, portal.AGGREGATES + "agg-002/edit/")
-    page.uncheck("#id_no_op_mode")
-    page.click("form input[type=submit], form button[type=submit]")
-    page.wait_for_load_state("networkidle")
+    _edit_noop(page, False)
     screenshot(page, "after-noop-off")
     assert portal.api_get(cloud, "RegionOne", "/aggregates/agg-002")["aggregate"]["no_op_mode"] is False
 
@@ -42,7 +65,7 @@ def test_switching_region_shows_the_other_regions_aggregates(cloud, page, screen
     portal.log_in(page, cloud, "admin", identity.ADMIN_PASSWORD)
     portal.switch_region(page, cloud, "RegionOne")
     screenshot(page, "region-one")
-    assert "cmp-00012" in _hosts_cell(page, "agg-002")  # 12 hosts: agg-002 is cmp-00007..12
+    assert "cmp-00012" in _hosts_cell(page, "agg-002")  # 6 hosts per aggregate: agg-002 is cmp-00007..12
     portal.switch_region(page, cloud, "RegionTwo")
     screenshot(page, "region-two")
     assert "RegionTwo" in page.locator(".navbar").inner_text()

@@ -7,7 +7,7 @@ from tests.browser import portal
 def test_admin_logs_in_and_the_region_selector_offers_both_regions(cloud, page, screenshot):
     page.goto(cloud.horizon_url + "/auth/login/")
     screenshot(page, "login-form")
-    portal.log_in(page, cloud, "admin", identity.ADMIN_PASSWORD)
+    portal.log_in(page, cloud, "admin", identity.ADMIN_PASSWORD, fresh=True)
     screenshot(page, "after-login")
     assert "/auth/login" not in page.url
     regions = page.locator(".dropdown-menu a[href*='services_region']").all_inner_texts()

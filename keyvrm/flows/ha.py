@@ -180,7 +180,8 @@ class PlanFirstRound(steps.FlowTask):
         busy = context.busy_now(res.db, busy_hosts, busy_vms, ha_event_id)
         plan = ha_planning.plan_evacuation(snapshot, app_config, agg_config, busy, fenced,
                                            allow_rebuild=res.conf.executor.allow_rebuild_local_disk,
-                                           max_rejected_hosts=res.conf.max_rejected_hosts)
+                                           max_rejected_hosts=res.conf.max_rejected_hosts,
+                                           heartbeat_stale_after_s=res.conf.heartbeat_stale_after_s)
         return _create(res, ha_event_id, plan)
 
 
@@ -229,7 +230,8 @@ class PlanSecondRound(steps.FlowTask):
         busy = context.busy_now(res.db, busy_hosts, busy_vms, ha_event_id)
         plan = ha_planning.replan_evacuation(fresh, app_config, agg_config, busy, fenced, failed,
                                              allow_rebuild=res.conf.executor.allow_rebuild_local_disk,
-                                             max_rejected_hosts=res.conf.max_rejected_hosts)
+                                             max_rejected_hosts=res.conf.max_rejected_hosts,
+                                             heartbeat_stale_after_s=res.conf.heartbeat_stale_after_s)
         return _create(res, ha_event_id, plan, found_status="executing")
 
 

@@ -97,7 +97,8 @@ class PlanBalancing(steps.FlowTask):
                   for move, at in db_api.recent_failed_migrations(res.db, since).items()}
         plan = lb_planning.plan_balancing(snapshot, app_config, agg_config, busy, recent_moves=moved,
                                           recent_failures=failed, now_s=snapshot.taken_at,
-                                          max_rejected_hosts=res.conf.max_rejected_hosts)
+                                          max_rejected_hosts=res.conf.max_rejected_hosts,
+                                          heartbeat_stale_after_s=res.conf.heartbeat_stale_after_s)
         state = "error" if plan.is_error else reasons.state_of(plan.reasons)
         if not plan.moves and state == "healthy" and reasons.nothing_to_do(plan.reasons):
             _record(res, cycle_id, aggregate, snapshot.taken_at, plan.reasons)

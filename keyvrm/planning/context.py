@@ -28,11 +28,13 @@ class AggregateContext:
 
 
 def build_context(snapshot: m.RegionSnapshot, aggregate: str, nova_filters, busy: m.BusySet,
-                  index=None, filter_options=None, project_headroom=None) -> AggregateContext:
+                  index=None, filter_options=None, project_headroom=None,
+                  unfit_hosts=None) -> AggregateContext:
     """Return the planning context of ``aggregate`` (empty if the snapshot does not know it).
 
     Host states are built lazily, so a plan touching few hosts costs little even in a
-    large aggregate.
+    large aggregate. ``unfit_hosts`` maps hosts no VM may be sent to to the check that
+    says why (see ``planning.ha.unfit_targets``).
     """
     index = index or snapshot.index()
     hosts = tuple(index.hypervisors_of(aggregate))
@@ -46,5 +48,6 @@ def build_context(snapshot: m.RegionSnapshot, aggregate: str, nova_filters, busy
     states = HostStates(hosts, aggregates_of, index.vms_on)
     ledger = capacity.Ledger(states, index.vms, project_headroom=project_headroom)
     selector = TargetSelector(ledger, filters_mod.build_filters(nova_filters, filter_options),
-                              frozenset(busy.hosts), index.server_groups, index.images)
+                              frozenset(busy.hosts), index.server_groups, index.images,
+                              unfit_hosts)
     return AggregateContext(aggregate, hosts, vms_by_host, ledger, selector, index)

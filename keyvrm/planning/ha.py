@@ -361,16 +361,39 @@ def _place(ctx, vms, excluded_hosts, ha_round, avoid_targets, max_rejected_hosts
     return moves, found
 
 
+def unfit_targets(snapshot, app_config, aggregate: str, stale_after_s: Optional[float],
+                  index=None) -> dict:
+    """Hosts of ``aggregate`` no VM may be sent to although Nova may take them: {host: verdict}.
+
+    Every host the decision matrix does not find healthy: with nova-compute still up, a
+    stale heartbeat may be a host dying before Nova notices (``heartbeat_path_broken``)
+    and a fence interface down makes it ``unsafe``; the others are offline anyway. A
+    host without heartbeat data (no agent, or the source failed) is judged by Nova
+    alone, so a region without heartbeat agents loses no target. None for
+    ``stale_after_s``: no host is unfit.
+    """
+    if stale_after_s is None:
+        return {}
+    index = index or snapshot.index()
+    verdicts = (judge_host(snapshot, h, app_config.ha_fence_interfaces, stale_after_s,
+                           snapshot.taken_at) for h in index.hypervisors_of(aggregate))
+    return {v.host: v.verdict for v in verdicts if v.verdict != HEALTHY}
+
+
 def plan_evacuation(snapshot, app_config, agg_config, busy: m.BusySet, fenced_hosts, *,
                     allow_rebuild: bool = False, index=None, filter_options=None,
-                    project_headroom=None, max_rejected_hosts=None) -> Plan:
+                    project_headroom=None, max_rejected_hosts=None,
+                    heartbeat_stale_after_s: Optional[float] = None) -> Plan:
     """Round 1: plan the evacuation of every VM of the fenced hosts of one aggregate.
 
     A fenced host that is busy (an unfinished recommendation touches it) is left alone.
     A VM without a target lists at most ``max_rejected_hosts`` (host, check) items (None: all).
+    Hosts ``unfit_targets`` names receive no VM (their verdict is the rejecting check).
     """
+    index = index or snapshot.index()
     ctx = build_context(snapshot, agg_config.name, app_config.nova_filters, busy, index,
-                        filter_options, project_headroom)
+                        filter_options, project_headroom,
+                        unfit_targets(snapshot, app_config, agg_config.name, heartbeat_stale_after_s, index))
     fenced = frozenset(fenced_hosts)
     found = [] if app_config.nova_filters else [reasons.no_filters()]
     candidates = []
@@ -391,15 +414,19 @@ def plan_evacuation(snapshot, app_config, agg_config, busy: m.BusySet, fenced_ho
 
 def replan_evacuation(snapshot, app_config, agg_config, busy: m.BusySet, fenced_hosts,
                       failed: dict, *, allow_rebuild: bool = False, index=None,
-                      filter_options=None, project_headroom=None, max_rejected_hosts=None) -> Plan:
+                      filter_options=None, project_headroom=None, max_rejected_hosts=None,
+                      heartbeat_stale_after_s: Optional[float] = None) -> Plan:
     """Round 2: re-plan only the VMs whose round-1 recommendation failed.
 
     ``failed`` maps VM id to the (expected source, failed target) of its round-1
     recommendation. Each gets a fresh target from this (fresher) snapshot, never the
     target that failed; a VM no longer on its expected source is reported, not moved.
+    Unfit hosts receive no VM, as in round 1.
     """
+    index = index or snapshot.index()
     ctx = build_context(snapshot, agg_config.name, app_config.nova_filters, busy, index,
-                        filter_options, project_headroom)
+                        filter_options, project_headroom,
+                        unfit_targets(snapshot, app_config, agg_config.name, heartbeat_stale_after_s, index))
     fenced = frozenset(fenced_hosts)
     found, candidates, avoid = [], [], {}
     for vm_id in sorted(failed):

@@ -51,6 +51,7 @@ from typing import Optional
 from keyvrm.model import snapshot as m
 from keyvrm.planning.context import build_context
 from keyvrm.planning import gc_pause
+from keyvrm.planning import ha as ha_planning
 from keyvrm.planning.plan import HostLoadCalc
 from keyvrm.planning.plan import LIVE_MIGRATE
 from keyvrm.planning.plan import LoadCalculation
@@ -622,7 +623,8 @@ def plan_balancing(snapshot, app_config, agg_config, busy: m.BusySet = m.BusySet
                    now_s: float = 0.0, cooldown_s: float = DEFAULT_COOLDOWN_S,
                    min_improvement_pct: float = DEFAULT_MIN_IMPROVEMENT_PCT,
                    max_moves_per_host: int = DEFAULT_MAX_MOVES_PER_HOST,
-                   index=None, filter_options=None, max_rejected_hosts: Optional[int] = None) -> Plan:
+                   index=None, filter_options=None, max_rejected_hosts: Optional[int] = None,
+                   heartbeat_stale_after_s: Optional[float] = None) -> Plan:
     """Plan the live migrations of one aggregate's LB run (period check excluded).
 
     ``recent_moves`` maps VM id to when KeyVRM last moved it; such a VM stays put until
@@ -632,9 +634,10 @@ def plan_balancing(snapshot, app_config, agg_config, busy: m.BusySet = m.BusySet
     elsewhere but is not sent there again (check ``recent_failure``), so LB does not ask
     Nova each ``lb_period`` for the move that just failed. Nothing is planned from a
     snapshot whose Nova or Placement source failed (its hosts, VMs or capacity are
-    partial). The cyclic garbage collector is paused meanwhile (see gc_pause). A source
-    without a target lists at most ``max_rejected_hosts`` (host, check) items (None:
-    all), counting the others.
+    partial). Hosts ``planning.ha.unfit_targets`` names (a stale heartbeat, a fence
+    interface down) receive no VM. The cyclic garbage collector is paused meanwhile (see
+    gc_pause). A source without a target lists at most ``max_rejected_hosts`` (host,
+    check) items (None: all), counting the others.
     """
     failed = [name for name in PLANNED_FROM if not snapshot.source_ok(name)]
     if failed:
@@ -646,8 +649,10 @@ def plan_balancing(snapshot, app_config, agg_config, busy: m.BusySet = m.BusySet
     for (vm_id, target), at in (recent_failures or {}).items():
         if now_s - at < cooldown_s:
             refused[vm_id].add(target)
+    index = index or snapshot.index()
+    unfit = ha_planning.unfit_targets(snapshot, app_config, agg_config.name, heartbeat_stale_after_s, index)
     with gc_pause.cycle_collection_paused():
-        return _plan_balancing(snapshot, app_config, agg_config, busy, cooled, refused,
+        return _plan_balancing(snapshot, app_config, agg_config, busy, cooled, refused, unfit,
                                min_improvement_pct, max_moves_per_host, index, filter_options,
                                max_rejected_hosts)
 
@@ -657,10 +662,11 @@ def _source_error(snapshot, name):
     return status.error if status is not None else None
 
 
-def _plan_balancing(snapshot, app_config, agg_config, busy, cooled, refused, min_improvement_pct,
-                    max_moves_per_host, index, filter_options, max_rejected_hosts=None) -> Plan:
+def _plan_balancing(snapshot, app_config, agg_config, busy, cooled, refused, unfit,
+                    min_improvement_pct, max_moves_per_host, index, filter_options,
+                    max_rejected_hosts=None) -> Plan:
     ctx = build_context(snapshot, agg_config.name, app_config.nova_filters, busy, index,
-                        filter_options)
+                        filter_options, unfit_hosts=unfit)
     aggregate = agg_config.name
     huge, ordinary = hugepages_mix(list(itertools.chain.from_iterable(ctx.vms_by_host.values())))
     if huge and ordinary:

@@ -62,10 +62,13 @@ class TargetSelector:
     """Chooses targets against one ledger, filter list, busy set and snapshot lookups."""
 
     def __init__(self, ledger: capacity.Ledger, filters: tuple, busy_hosts: frozenset,
-                 server_groups: dict, images: dict):
+                 server_groups: dict, images: dict, unfit_hosts: Optional[dict] = None):
         self.ledger = ledger
         self.filters = filters
         self.busy_hosts = busy_hosts
+        # host -> why it must not receive a VM although Nova would take it (e.g. its
+        # heartbeat is stale: it may be dying); the why is the check's name
+        self.unfit_hosts = unfit_hosts or {}
         self.server_groups = server_groups
         self.images = images
         self.unchecked = UncheckedInputs()
@@ -92,13 +95,17 @@ class TargetSelector:
         """The name of the first check ``host`` fails for ``request``, or None.
 
         ``extra_check(host)`` is a planner's own condition (a check name to reject, None
-        to accept); it runs after the busy and online checks, before capacity and filters.
+        to accept); it runs after the busy, online and unfit checks, before capacity and
+        filters.
         """
         if host in self.busy_hosts:
             return BUSY_HOST
         state = self.ledger.hosts[host]
         if not is_online(state.hypervisor):
             return OFFLINE
+        unfit = self.unfit_hosts.get(host)
+        if unfit is not None:
+            return unfit
         if extra_check is not None:
             why = extra_check(host)
             if why is not None:

@@ -8,9 +8,11 @@ ON = {"marker": "HA", "no_op_mode": False, "storage_mode": "shared"}
 
 
 def test_a_round1_evacuation_cancelled_because_its_target_died_is_replanned(make_region):
-    # three hosts die at once; the first run condemns two of them and (its snapshot still showing
-    # cmp-00001's service up) sends their VMs to cmp-00001, which the executor finds down
-    emb = make_region("".join(regions.dies(h) for h in ("cmp-00001", "cmp-00002", "cmp-00003")))
+    # two hosts die, and cmp-00001 30 s later: the first run condemns the two and (its snapshot
+    # still showing cmp-00001 up with a fresh heartbeat) sends their VMs to cmp-00001, which the
+    # executor then finds down (a host whose heartbeat is already stale is never a target)
+    emb = make_region(regions.dies("cmp-00001", at="1m30s")
+                      + "".join(regions.dies(h) for h in ("cmp-00002", "cmp-00003")))
     emb.configure(app={"enabled": True}, aggregates={regions.HA_AGG: ON})
     dead = {vm.id for h in ("cmp-00001", "cmp-00002", "cmp-00003") for vm in emb.region.hosts[h].vms}
     for _ in range(5):

@@ -145,3 +145,22 @@ def test_busy_fenced_host_is_never_a_source():
     plan = _plan([_dead(), b.host("h1")], [b.vm("a", DEAD)],
                  busy=m.BusySet(hosts=frozenset({DEAD})))
     assert plan.moves == () and _codes(plan) == [reasons.BUSY]
+
+
+def test_a_host_with_a_stale_heartbeat_gets_no_evacuated_vm_though_nova_says_up():
+    dying = b.host("dying", ram_mb=262144, heartbeat_age_s=120)  # up in Nova, silent for 2 min
+    hosts = [_dead(), dying, b.host("h1")]
+    vms = [b.vm("v0", DEAD)]
+    assert _plan(hosts, vms).target_of("v0") == "dying"  # most free RAM, when nothing says why not
+    plan = _plan(hosts, vms, heartbeat_stale_after_s=60)
+    assert plan.target_of("v0") == "h1"
+    lone = _plan([_dead(), dying], vms, heartbeat_stale_after_s=60)
+    [no_target] = [r for r in lone.reasons if r.code == reasons.NO_TARGET]
+    assert [(host, check) for host, check, _ in no_target.rejected_hosts] == [
+        ("dying", "heartbeat_path_broken")]
+
+
+def test_hosts_without_heartbeat_data_stay_targets():
+    quiet = b.host("quiet", heartbeat_age_s=None)
+    plan = _plan([_dead(), quiet], [b.vm("v0", DEAD)], heartbeat_stale_after_s=60)
+    assert plan.target_of("v0") == "quiet"

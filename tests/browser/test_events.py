@@ -36,10 +36,15 @@ def test_admin_runs_a_manual_recommendation_and_the_row_turns_succeeded(cloud, p
     portal.switch_region(page, cloud, "RegionOne", then=portal.EVENT % chosen["event_id"])
     screenshot(page, "lb-event-before-run")
     portal.click_action(page, "#recommendations__row_%s__action_run" % chosen["id"], screenshot, "run-confirm")
+    page.evaluate("window.keyvrmNotReloaded = true")  # gone if the page were loaded again
     row = page.locator("#recommendations__row__%s" % chosen["id"])
     portal.wait_for_text(row, "succeeded", timeout_s=120)  # Horizon's ajax row update refreshes the running row
+    journal = page.locator("#operations-%s" % chosen["id"])
+    portal.wait_for_text(journal, "success", timeout_s=60)  # the journal fragment is polled until final
     screenshot(page, "lb-event-after-run")
     assert "succeeded" in row.inner_text()
+    assert "execute" in journal.inner_text() and "success" in journal.inner_text()
+    assert page.evaluate("window.keyvrmNotReloaded === true")
     assert _status(cloud, chosen) == "succeeded"
 
 

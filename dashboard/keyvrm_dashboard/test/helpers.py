@@ -21,6 +21,21 @@ class _KeyvrmCatalog(object):
         super()._setup_test_data()
         self.service_catalog = copy.deepcopy(self.service_catalog) + [keyvrm_service()]
 
+    def assertModalAndPage(self, url, modal_template, text):
+        """``url`` renders ``modal_template`` alone for Horizon's ajax-modal, inside base.html otherwise.
+
+        Both answers contain ``text``. Horizon's ModalFormView picks ``_<name>.html`` for an
+        XMLHttpRequest: a missing one is the 500 a row action's button gets.
+        """
+        modal = self.client.get(url, HTTP_X_REQUESTED_WITH='XMLHttpRequest')
+        self.assertTemplateUsed(modal, modal_template)
+        self.assertTemplateNotUsed(modal, 'base.html')
+        self.assertContains(modal, text)
+        page = self.client.get(url)
+        self.assertTemplateUsed(page, 'base.html')
+        self.assertTemplateUsed(page, modal_template)
+        self.assertContains(page, text)
+
 
 class ReaderTestCase(_KeyvrmCatalog, helpers.TestCase):
     """A user with the member and reader roles (no admin)."""

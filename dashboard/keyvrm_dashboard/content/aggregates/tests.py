@@ -76,13 +76,7 @@ class AdminAggregatesTests(IndexAnswers, kv_helpers.AdminTestCase):
     @helpers.create_mocks({keyvrm: ['aggregate_get']})
     def test_edit_opens_as_horizons_ajax_modal_and_as_a_full_page(self):
         self.mock_aggregate_get.return_value = data.copied(data.AGGREGATE)
-        modal = self.client.get(EDIT_URL, HTTP_X_REQUESTED_WITH='XMLHttpRequest')
-        self.assertTemplateUsed(modal, 'admin/keyvrm_aggregates/_edit.html')
-        self.assertTemplateNotUsed(modal, 'base.html')
-        self.assertContains(modal, 'modal-header')
-        page = self.client.get(EDIT_URL)
-        self.assertTemplateUsed(page, 'base.html')
-        self.assertTemplateUsed(page, 'admin/keyvrm_aggregates/_edit.html')
+        self.assertModalAndPage(EDIT_URL, 'admin/keyvrm_aggregates/_edit.html', 'modal-header')
 
     @helpers.create_mocks({keyvrm: ['aggregate_get', 'aggregate_update']})
     def test_edit_sends_only_changed_fields_and_noop_reason(self):

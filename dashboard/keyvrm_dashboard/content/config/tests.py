@@ -35,13 +35,7 @@ class AdminConfigTests(kv_helpers.AdminTestCase):
     @helpers.create_mocks({keyvrm: ['config_get']})
     def test_edit_opens_as_a_modal_by_ajax_and_as_a_page_of_horizon_otherwise(self):
         self.mock_config_get.return_value = data.copied(data.CONFIG)
-        modal = self.client.get(EDIT_URL, HTTP_X_REQUESTED_WITH='XMLHttpRequest')  # the button's ajax-modal
-        self.assertTemplateUsed(modal, 'admin/keyvrm_config/_edit.html')
-        self.assertTemplateNotUsed(modal, 'base.html')
-        self.assertContains(modal, 'id="edit_config_form"')
-        page = self.client.get(EDIT_URL)
-        self.assertTemplateUsed(page, 'base.html')
-        self.assertContains(page, 'id="edit_config_form"')
+        self.assertModalAndPage(EDIT_URL, 'admin/keyvrm_config/_edit.html', 'id="edit_config_form"')
 
     @helpers.create_mocks({keyvrm: ['config_get', 'config_update']})
     def test_edit_sends_changed_fields_with_lists_as_lists(self):

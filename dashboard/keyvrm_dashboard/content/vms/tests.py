@@ -30,11 +30,7 @@ class AdminVMTests(kv_helpers.AdminTestCase):
 
     def test_lookup_and_unlock_open_as_pages_of_horizon_and_unlock_as_a_modal_by_ajax(self):
         self.assertTemplateUsed(self.client.get(INDEX_URL), 'base.html')  # the panel's own page
-        self.assertTemplateUsed(self.client.get(UNLOCK_URL), 'base.html')
-        modal = self.client.get(UNLOCK_URL, HTTP_X_REQUESTED_WITH='XMLHttpRequest')  # the Unlock button
-        self.assertTemplateUsed(modal, 'admin/keyvrm_vms/_unlock.html')
-        self.assertTemplateNotUsed(modal, 'base.html')
-        self.assertContains(modal, 'id="unlock_vm_form"')
+        self.assertModalAndPage(UNLOCK_URL, 'admin/keyvrm_vms/_unlock.html', 'id="unlock_vm_form"')
 
     @helpers.create_mocks({keyvrm: ['vm_unlock']})
     def test_unlock_calls_the_api(self):

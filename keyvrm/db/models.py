@@ -149,6 +149,23 @@ class RegionData(Base):
     created_at = sa.Column(sa.DateTime, nullable=False, default=now_of)
 
 
+class SnapshotSlice(Base):
+    """One aggregate's part of a stored snapshot (format 2): what a flow of that aggregate decodes.
+
+    The snapshot's own row (``region_data.data``) holds the rest of the region; the whole
+    region is that part with every slice (``keyvrm.model.slices``).
+    """
+
+    __tablename__ = "snapshot_slices"
+
+    snapshot_id = sa.Column(sa.Integer, sa.ForeignKey("region_data.id", ondelete="CASCADE"),
+                            primary_key=True)
+    aggregate = sa.Column(sa.String(255), primary_key=True)
+    hypervisor_count = sa.Column(sa.Integer, nullable=False)
+    vm_count = sa.Column(sa.Integer, nullable=False)
+    data = sa.Column(sa.LargeBinary, nullable=False)
+
+
 class Cycle(Base):
     """One MasterFlow run: done, skipped (and why) or failed."""
 

@@ -1,0 +1,28 @@
+"""Per-aggregate slices of a stored snapshot: snapshot_slices (issue 24)
+
+Revision ID: 0006
+Revises: 0005
+Create Date: 2026-12-04 14:00:00
+"""
+
+from alembic import op
+import sqlalchemy as sa
+
+
+revision = '0006'
+down_revision = '0005'
+branch_labels = None
+depends_on = None
+
+
+def upgrade():
+    op.create_table(
+        'snapshot_slices',
+        sa.Column('snapshot_id', sa.Integer(), sa.ForeignKey('region_data.id', ondelete='CASCADE'),
+                  nullable=False),
+        sa.Column('aggregate', sa.String(length=255), nullable=False),
+        sa.Column('hypervisor_count', sa.Integer(), nullable=False),
+        sa.Column('vm_count', sa.Integer(), nullable=False),
+        sa.Column('data', sa.LargeBinary(), nullable=False),
+        sa.PrimaryKeyConstraint('snapshot_id', 'aggregate'),
+    )

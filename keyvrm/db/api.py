@@ -19,6 +19,7 @@ from keyvrm.db import sqlite
 from keyvrm import exception
 from keyvrm.model import codec
 from keyvrm.model import settings
+from keyvrm.model import slices
 from keyvrm.model import snapshot as snapshot_model
 
 utcnow = models.utcnow
@@ -288,25 +289,40 @@ def _as_datetime(posix_s):
     return datetime.datetime.fromtimestamp(posix_s, datetime.timezone.utc).replace(tzinfo=None)
 
 
-def store_snapshot(db, snapshot, keep_count, keep_days=0, now=None):
-    """Store ``snapshot`` compressed; delete snapshots beyond ``keep_count`` or ``keep_days``.
+# How a region_data row holds its snapshot: the whole document (earlier releases), or the
+# region's part with one snapshot_slices row per aggregate (keyvrm.model.slices).
+STORED_WHOLE = 1
+STORED_SLICED = 2
 
+
+def store_snapshot(db, snapshot, keep_count, keep_days=0, now=None, slicer=None):
+    """Store ``snapshot`` compressed, sliced per aggregate; delete snapshots beyond ``keep_count`` or ``keep_days``.
+
+    ``slicer`` is the snapshot's ``slices.Slicer`` when the caller has built one already.
     Snapshots that a cycle or event refers to lose that reference (SET NULL) when they
     age out; the events themselves are kept. Returns the new row's id.
     """
     if keep_count < 1:
         raise exception.InvalidField("snapshot_keep_count", "must be >= 1")
-    blob = codec.compress(snapshot)
+    slicer = slicer or slices.Slicer(snapshot)
+    blob = codec.pack(slicer.region_part())
+    parts = []
+    for name in slicer.aggregate_names():
+        part = slicer.part_of(name)
+        parts.append(dict(aggregate=name, hypervisor_count=len(part.snapshot.hypervisors),
+                          vm_count=len(part.snapshot.vms), data=codec.pack(part)))
     now = now or db.now()
     with db.writer() as session:
         row = models.RegionData(
             region=snapshot.region, taken_at=_as_datetime(snapshot.taken_at),
-            format_version=codec.VERSION, hypervisor_count=len(snapshot.hypervisors),
+            format_version=STORED_SLICED, hypervisor_count=len(snapshot.hypervisors),
             vm_count=len(snapshot.vms),
             sources={n: {"ok": s.ok, "error": s.error} for n, s in snapshot.sources.items()},
-            size_bytes=len(blob), data=blob)
+            size_bytes=len(blob) + sum(len(p["data"]) for p in parts), data=blob)
         session.add(row)
         session.flush()
+        if parts:
+            session.execute(sa.insert(models.SnapshotSlice), [dict(p, snapshot_id=row.id) for p in parts])
         keep_ids = sa.select(models.RegionData.id).order_by(
             models.RegionData.id.desc()).limit(keep_count).scalar_subquery()
         expired = sa.not_(models.RegionData.id.in_(keep_ids))
@@ -318,17 +334,47 @@ def store_snapshot(db, snapshot, keep_count, keep_days=0, now=None):
         for table in (models.Cycle, models.Event):
             session.execute(sa.update(table).where(table.snapshot_id.in_(old_ids))
                             .values(snapshot_id=None))
+        session.execute(sa.delete(models.SnapshotSlice).where(models.SnapshotSlice.snapshot_id.in_(old_ids)))
         session.execute(sa.delete(models.RegionData).where(expired))
         return row.id
 
 
+def _stored_row(session, snapshot_id):
+    row = session.get(models.RegionData, snapshot_id)
+    if row is None:
+        raise exception.NotFound(f"snapshot {snapshot_id} not found")
+    return row
+
+
 def load_snapshot(db, snapshot_id):
-    """The stored snapshot ``snapshot_id`` as a ``RegionSnapshot``."""
+    """The whole stored snapshot ``snapshot_id`` as a ``RegionSnapshot``."""
     with db.reader() as session:
-        row = session.get(models.RegionData, snapshot_id)
+        return _whole_snapshot(session, _stored_row(session, snapshot_id))
+
+
+def _whole_snapshot(session, row):
+    if row.format_version == STORED_WHOLE:
+        return codec.decompress(row.data)
+    blobs = session.execute(sa.select(models.SnapshotSlice.aggregate, models.SnapshotSlice.data)
+                            .where(models.SnapshotSlice.snapshot_id == row.id)).all()
+    parts = {name: codec.unpack(blob, codec.AggregatePart) for name, blob in blobs}
+    return slices.merge(codec.unpack(row.data, codec.RegionPart), parts)
+
+
+def load_snapshot_slice(db, snapshot_id, aggregate):
+    """The slice of ``aggregate`` in stored snapshot ``snapshot_id``, decoding no other part of it."""
+    with db.reader() as session:
+        row = session.get(models.RegionData, snapshot_id, options=[sa.orm.defer(models.RegionData.data)])
         if row is None:
             raise exception.NotFound(f"snapshot {snapshot_id} not found")
-        return codec.decompress(row.data)
+        if row.format_version == STORED_SLICED:
+            blob = session.execute(sa.select(models.SnapshotSlice.data).where(
+                models.SnapshotSlice.snapshot_id == snapshot_id,
+                models.SnapshotSlice.aggregate == aggregate)).scalar()
+            if blob is not None:
+                return codec.unpack(blob, codec.AggregatePart).snapshot
+    # an earlier release's whole snapshot, or an aggregate this snapshot does not know
+    return slices.Slicer(load_snapshot(db, snapshot_id)).slice_of(aggregate)
 
 
 def list_snapshots(db, limit=50):
@@ -1087,6 +1133,29 @@ def record_cycle_outcome(db, cycle_id, aggregate_name, kind, reason_code, reason
             reason=reason, ran_at=ran_at, next_run_at=next_run_at))
 
 
+def list_cycle_outcomes(db, cycle_id):
+    """The no-op outcomes the cycle recorded so far, by aggregate and kind."""
+    with db.reader() as session:
+        return _cycle_outcomes(session, cycle_id)
+
+
+def record_cycle_outcomes(db, cycle_id, outcomes):
+    """Record many no-op outcomes of one cycle (dicts of ``CycleOutcome`` columns) in one transaction.
+
+    An outcome the cycle already holds for the same aggregate and kind is left as it is.
+    """
+    for outcome in outcomes:
+        _check_choice("kind", outcome["kind"], models.EVENT_KINDS)
+    if not outcomes:
+        return
+    with db.writer() as session:
+        have = {(o.aggregate_name, o.kind) for o in session.execute(
+            sa.select(models.CycleOutcome).where(models.CycleOutcome.cycle_id == cycle_id)).scalars()}
+        new = [dict(o, cycle_id=cycle_id) for o in outcomes if (o["aggregate_name"], o["kind"]) not in have]
+        if new:
+            session.execute(sa.insert(models.CycleOutcome), new)
+
+
 def get_cycle_outcome(db, cycle_id, aggregate_name, kind):
     """The no-op outcome the aggregate's ``kind`` run recorded in the cycle (None: it recorded none)."""
     with db.reader() as session:
@@ -1175,8 +1244,7 @@ def _latest_snapshot(session):
         if snap is not None:
             _decoded.move_to_end(key)
             return found.id, found.taken_at, snap
-    data = session.execute(sa.select(models.RegionData.data).where(models.RegionData.id == found.id)).scalar_one()
-    snap = codec.decompress(data)
+    snap = _whole_snapshot(session, session.get(models.RegionData, found.id))
     with _decoded_lock:
         _decoded[key] = snap
         while len(_decoded) > _DECODED_KEEP:

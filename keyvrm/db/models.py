@@ -191,7 +191,7 @@ class CycleOutcome(Base):
     __tablename__ = "cycle_outcomes"
     __table_args__ = (sa.UniqueConstraint("cycle_id", "aggregate_name", "kind",
                                           name="cycle_outcomes_run_uc"),
-                      sa.Index("cycle_outcomes_aggregate_idx", "aggregate_name", "kind"))
+                      sa.Index("cycle_outcomes_last_run_idx", "aggregate_name", "kind", "ran_at"))
 
     id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
     cycle_id = sa.Column(sa.Integer, sa.ForeignKey("cycles.id", ondelete="CASCADE"), nullable=False)

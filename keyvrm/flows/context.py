@@ -1,4 +1,4 @@
-"""What a flow task reads for its run: the stored snapshot, the busy set, the business config."""
+"""What a flow task reads for its run: its aggregate's slice of the snapshot, the busy set, the business config."""
 
 from __future__ import annotations
 
@@ -7,26 +7,58 @@ import threading
 
 from keyvrm.db import api as db_api
 from keyvrm.db import models
+from keyvrm.model import slices
 from keyvrm.model import snapshot as m
 
-_CACHE_SIZE = 4
-_cache = collections.OrderedDict()
-_cache_lock = threading.Lock()
+# Per snapshot (the newest few a flow of this process read): the slices decoded or cut so
+# far, and the slicer when this process harvested it (a slicer holds its whole snapshot).
+# Slices of older snapshots go with them: each keeps its snapshot's records alive.
+_SNAPSHOTS_KEPT = 2
+_kept = collections.OrderedDict()  # (database URL, snapshot id) -> _Kept
+_lock = threading.Lock()
 
 
-def load_snapshot(db, snapshot_id: int) -> m.RegionSnapshot:
-    """The stored snapshot ``snapshot_id`` (the last few are kept decoded: flows of one cycle share it)."""
+class _Kept:
+    def __init__(self, slicer=None):
+        self.slicer = slicer
+        self.slices = {}
+
+
+def _entry(key, slicer=None) -> _Kept:
+    kept = _kept.get(key)
+    if kept is None:
+        kept = _kept[key] = _Kept(slicer)
+    elif slicer is not None:
+        kept.slicer = slicer
+    _kept.move_to_end(key)
+    while len(_kept) > _SNAPSHOTS_KEPT:
+        _kept.popitem(last=False)
+    return kept
+
+
+def remember(db, snapshot_id: int, slicer: slices.Slicer) -> None:
+    """Keep the slicer of a snapshot this process just stored: its slices need no decoding here."""
+    with _lock:
+        _entry((db.url, snapshot_id), slicer)
+
+
+def load_slice(db, snapshot_id: int, aggregate: str) -> m.RegionSnapshot:
+    """The slice of ``aggregate`` in stored snapshot ``snapshot_id`` (``keyvrm.model.slices``).
+
+    Cut from the snapshot itself when this process harvested it, else decoded alone from
+    the database; kept, so the flows of one cycle share it.
+    """
     key = (db.url, snapshot_id)
-    with _cache_lock:
-        if key in _cache:
-            _cache.move_to_end(key)
-            return _cache[key]
-    snapshot = db_api.load_snapshot(db, snapshot_id)
-    with _cache_lock:
-        _cache[key] = snapshot
-        while len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
-    return snapshot
+    with _lock:
+        kept = _entry(key)
+        found, slicer = kept.slices.get(aggregate), kept.slicer
+    if found is not None:
+        return found
+    view = slicer.slice_of(aggregate) if slicer is not None else \
+        db_api.load_snapshot_slice(db, snapshot_id, aggregate)
+    with _lock:
+        _entry(key).slices[aggregate] = view
+    return view
 
 
 def busy_now(db, busy_hosts, busy_vms, own_event_id: str) -> m.BusySet:

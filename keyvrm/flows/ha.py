@@ -84,7 +84,7 @@ class DetectFailures(steps.FlowTask):
         res = self.resources
         if db_api.get_cycle_outcome(res.db, cycle_id, aggregate, "HA") is not None:
             return []  # a re-run: this cycle's run already found nothing to do
-        snapshot = context.load_snapshot(res.db, snapshot_id)
+        snapshot = context.load_slice(res.db, snapshot_id, aggregate)
         app_config, _ = context.configs(res.db, aggregate)
         handled = db_api.claimed_hypervisors(res.db, excluding_event=ha_event_id)
         detection = ha_planning.detect_failures(
@@ -173,7 +173,7 @@ class PlanFirstRound(steps.FlowTask):
         if not fenced:
             return []
         res = self.resources
-        snapshot = context.load_snapshot(res.db, snapshot_id)
+        snapshot = context.load_slice(res.db, snapshot_id, aggregate)
         app_config, agg_config = context.configs(res.db, aggregate)
         for host in fenced:
             db_api.set_hypervisor_state(res.db, host, "evacuating", event_id=ha_event_id)

@@ -6,9 +6,11 @@ from oslo_log import log as logging
 from taskflow.patterns import linear_flow
 
 from keyvrm.db import api as db_api
+from keyvrm.flows import context
 from keyvrm.flows import steps
 from keyvrm.harvest import assemble
 from keyvrm.harvest import store
+from keyvrm.model import slices
 
 LOG = logging.getLogger(__name__)
 
@@ -32,9 +34,11 @@ class Harvest(steps.FlowTask):
             return None
         res = self.resources
         snapshot = take_snapshot(res, db_api.get_app_config(res.db))
+        slicer = slices.Slicer(snapshot)
         snapshot_id, sync = store.store_and_sync(
             res.db, snapshot, keep_count=res.conf.snapshot_keep_count,
-            keep_days=res.conf.snapshot_keep_days, now_s=snapshot.taken_at)
+            keep_days=res.conf.snapshot_keep_days, now_s=snapshot.taken_at, slicer=slicer)
+        context.remember(res.db, snapshot_id, slicer)
         failed = sorted(name for name, status in snapshot.sources.items() if not status.ok)
         LOG.info("snapshot %s: %d hypervisors, %d VMs%s", snapshot_id, len(snapshot.hypervisors),
                  len(snapshot.vms), "; sources failed: %s" % ", ".join(failed) if failed else "")

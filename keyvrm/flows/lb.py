@@ -47,7 +47,7 @@ class OpenEvent(steps.FlowTask):
                                                       cycle_id=cycle_id):
             # a re-run after a crash: what this cycle already recorded decides
             return recorded is None or recorded["reason_code"] not in NOT_RUN
-        now_s = context.load_snapshot(res.db, snapshot_id).taken_at
+        now_s = context.load_slice(res.db, snapshot_id, aggregate).taken_at
         if ha_created:
             LOG.info("aggregate %s: HA recommended %d evacuation(s) this cycle; no LB", aggregate, ha_created)
             _record(res, cycle_id, aggregate, now_s, [reasons.ha_acted(aggregate, ha_created)])
@@ -88,7 +88,7 @@ class PlanBalancing(steps.FlowTask):
         own = db_api.list_events(res.db, aggregate_name=aggregate, kind="LB", cycle_id=cycle_id)
         if own and own[0]["status"] == "completed":
             return []
-        snapshot = context.load_snapshot(res.db, snapshot_id)
+        snapshot = context.load_slice(res.db, snapshot_id, aggregate)
         app_config, agg_config = context.configs(res.db, aggregate)
         busy = context.busy_now(res.db, busy_hosts, busy_vms, own[0]["id"] if own else None)
         since = models.as_stored_time(snapshot.taken_at - lb_planning.DEFAULT_COOLDOWN_S)

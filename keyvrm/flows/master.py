@@ -4,8 +4,10 @@ Steps: start the cycle record; read ``app_config`` (disabled: the cycle is recor
 skipped with its reason and nothing else runs); cancel manual recommendations nobody
 started in time; return the hosts an operator released to service (``restore``); collect
 the busy set (hosts and VMs of unfinished recommendations); HarvesterFlow (snapshot
-stored, aggregates synced with Nova); per aggregate, the gate decides NoopFlow, HAFlow,
-LBFlow or HA+LB, each dispatched with the cycle's snapshot; ExecutorFlows for ``created``
+stored, aggregates synced with Nova); per aggregate, the gate decides whether HA, LB or
+both may run, and ``screen`` decides from the aggregate's slice whether they have
+anything to do: quiet runs are recorded on the cycle at once, the others get their
+HAFlow, LBFlow or HA+LB flow with the cycle's snapshot; ExecutorFlows for ``created``
 live migrations an operator started or an earlier cycle left; the cycle is completed with
 the sources that failed (``sources_failed``) and the reason of every aggregate it did not
 process, or ``all_processed`` when every aggregate ran and every source answered.
@@ -19,10 +21,14 @@ from taskflow.patterns import linear_flow
 
 from keyvrm.db import api as db_api
 from keyvrm.executor import manual
+from keyvrm.executor import runner
+from keyvrm.flows import context
 from keyvrm.flows import events
 from keyvrm.flows import harvest
 from keyvrm.flows import restore
+from keyvrm.flows import screen
 from keyvrm.flows import steps
+from keyvrm.model import snapshot as m
 from keyvrm.planning import gate
 from keyvrm.planning import reasons
 
@@ -118,7 +124,14 @@ class CollectBusy(steps.FlowTask):
 
 
 class DispatchAggregates(steps.FlowTask):
-    """Start each aggregate's flow; provides {aggregate: flow} and the reasons of those not processed."""
+    """Screen every aggregate; start the flows of those with something to do; provides what happened.
+
+    Provides ``{"flows": {aggregate: flow}, "not_processed": [why, ...], "quiet": n,
+    "processed": n}``: the flow each acting aggregate was given, the reasons of the
+    aggregates the gate stopped (NOOP, no marker, undeclared storage), how many runs were
+    quiet (their outcomes recorded on the cycle by ``screen``, no flow) and how many
+    aggregates HA or LB looked at.
+    """
 
     def __init__(self, resources):
         super().__init__(resources, "dispatch_aggregates", provides="aggregate_flows")
@@ -128,21 +141,51 @@ class DispatchAggregates(steps.FlowTask):
             return {}
         res = self.resources
         app_config = db_api.get_app_config(res.db)
-        flows, skipped = {}, []
+        busy = m.BusySet(hosts=frozenset(busy_hosts), vms=frozenset(busy_vms))
+        taken_at = db_api.get_snapshot_summary(res.db, snapshot_id)["taken_at"]
+        view = screen.CycleView.read(res.db, cycle_id, app_config, busy, runner.as_posix(taken_at))
+        flows, skipped, quiet, screened = {}, [], [], 0
         for record in db_api.list_aggregates(res.db):
             agg = record.config
             decision = gate.aggregate_gate(app_config, agg)
-            store = {"cycle_id": cycle_id, "aggregate": agg.name, "snapshot_id": snapshot_id}
             if decision.reason is not None:
                 skipped.append("%s: [%s] %s" % (agg.name, decision.reason.code, decision.reason.message))
-            name = flow_of(decision)
-            if name == "noop":
-                store["reason"] = decision.reason.message
-            else:
-                store.update(busy_hosts=list(busy_hosts), busy_vms=list(busy_vms))
-            res.dispatcher.dispatch(name, store)
-            flows[agg.name] = name
-        return {"flows": flows, "not_processed": skipped}
+            screened += decision.run_ha or decision.run_lb
+            name = self._screen(view, decision, agg, snapshot_id, quiet)
+            if name is not None:
+                res.dispatcher.dispatch(name, {"cycle_id": cycle_id, "aggregate": agg.name,
+                                               "snapshot_id": snapshot_id, "busy_hosts": list(busy_hosts),
+                                               "busy_vms": list(busy_vms)})
+                flows[agg.name] = name
+        screen.record(res.db, cycle_id, quiet)
+        LOG.info("cycle %s: %d aggregate flow(s) started, %d quiet run(s) recorded, %d aggregate(s) not "
+                 "processed", cycle_id, len(flows), len(quiet), len(skipped))
+        return {"flows": flows, "not_processed": skipped, "quiet": len(quiet), "processed": screened}
+
+    def _screen(self, view, decision, agg, snapshot_id, quiet):
+        """The flow ``agg`` needs this cycle (None: none); quiet outcomes are appended to ``quiet``."""
+        if not (decision.run_ha or decision.run_lb):
+            return None
+        res = self.resources
+        snapshot = context.load_slice(res.db, snapshot_id, agg.name)
+        stale_after_s = res.conf.heartbeat_stale_after_s
+        ha_acts = False
+        if decision.run_ha:
+            outcome = screen.screen_ha(view, snapshot, agg.name, stale_after_s=stale_after_s,
+                                       max_condemned_share=res.conf.max_condemned_share)
+            ha_acts = outcome is None
+            if outcome:
+                quiet.append(outcome)
+        if ha_acts:
+            return flow_of(decision)  # HA+LB decides LB after HA, in the flow
+        if decision.run_lb:
+            outcome = screen.screen_lb(res.db, view, snapshot, agg, max_rejected_hosts=res.conf.max_rejected_hosts,
+                                       stale_after_s=stale_after_s)
+            if outcome is None:
+                return "lb"
+            if outcome:
+                quiet.append(outcome)
+        return None
 
 
 class DispatchExecutors(steps.FlowTask):
@@ -181,7 +224,7 @@ class FinishCycle(steps.FlowTask):
         code = SOURCES_FAILED if failed else ("aggregates_not_processed" if skipped else ALL_PROCESSED)
         text = "; ".join((["[%s] %s" % (SOURCES_FAILED, ", ".join(failed))] if failed else []) + skipped)
         if code == ALL_PROCESSED:
-            processed = len(aggregate_flows.get("flows") or {})
+            processed = aggregate_flows.get("processed", len(aggregate_flows.get("flows") or {}))
             text = "every aggregate processed (%d): each run's outcome is on its event or the cycle's outcomes" \
                 % processed
         db_api.finish_cycle(db, cycle_id, "completed", reason_code=code, reason=text[:8000] or None,

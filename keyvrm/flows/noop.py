@@ -1,4 +1,8 @@
-"""NoopFlow: an aggregate KeyVRM only watches (NOOP, or no marker): counted, nothing created."""
+"""NoopFlow: an aggregate KeyVRM only watches (NOOP, or no marker): counted, nothing created.
+
+MasterFlow no longer starts it (the gate's reason is on the cycle, see ``flows.screen``);
+it stays registered so a NoopFlow an earlier release persisted still resumes and ends.
+"""
 
 from __future__ import annotations
 
@@ -20,7 +24,7 @@ class CountAggregate(steps.FlowTask):
         super().__init__(resources, "noop_count")
 
     def execute(self, aggregate, snapshot_id, reason=None):
-        index = context.load_snapshot(self.resources.db, snapshot_id).index()
+        index = context.load_slice(self.resources.db, snapshot_id, aggregate).index()
         hosts = index.hypervisors_of(aggregate)
         vms = sum(len(index.vms_on(h.name)) for h in hosts)
         LOG.info("aggregate %s not processed (%s): %d hosts, %d VMs", aggregate, reason, len(hosts), vms)

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import dataclasses
-import operator
 import time
 from typing import Optional
 
@@ -170,51 +169,29 @@ def _order(metadata) -> Optional[int]:
         return None
 
 
-class _Rebuilder:
-    """Copies of frozen records with some fields changed, ~2x faster than dataclasses.replace.
-
-    (A 200,000-VM region is rebuilt in every harvest; replace() re-reads the fields each call.)
-    """
-
-    def __init__(self, cls, changed):
-        names = [f.name for f in dataclasses.fields(cls)]
-        self.cls = cls
-        self.values = operator.attrgetter(*names)
-        self.positions = [names.index(name) for name in changed]
-
-    def __call__(self, record, *new_values):
-        values = list(self.values(record))
-        for position, value in zip(self.positions, new_values):
-            values[position] = value
-        return self.cls(*values)
-
-
-_WITH_METRICS = _Rebuilder(m.VM, ("metrics",))
-_WITH_METRICS_AND_FLAGS = _Rebuilder(m.VM, ("metrics", "no_evac", "no_migr", "evacuate_order"))
-_JOINED_HOST = _Rebuilder(m.Hypervisor, ("service", "inventories", "metrics", "heartbeat_at"))
-
-
 def join_vms(servers, vm_metrics, app_config) -> tuple:
     """Servers with their metrics and the flags their metadata sets (module docstring)."""
     no_evac_key, no_migr_key = app_config.ha_no_evacuate_key, app_config.lb_no_migrate_key
     metrics_of = (vm_metrics or {}).get
+    replace = m.replace
     out = []
     for vm in servers:
         meta = vm.metadata
         if meta:
-            out.append(_WITH_METRICS_AND_FLAGS(vm, metrics_of(vm.id), _flag(meta, no_evac_key),
-                                               _flag(meta, no_migr_key), _order(meta)))
+            out.append(replace(vm, metrics=metrics_of(vm.id), no_evac=_flag(meta, no_evac_key),
+                               no_migr=_flag(meta, no_migr_key), evacuate_order=_order(meta)))
         else:
-            out.append(_WITH_METRICS(vm, metrics_of(vm.id)))
+            out.append(replace(vm, metrics=metrics_of(vm.id)))
     return tuple(out)
 
 
 def join_hypervisors(hypervisors, services, inventories, host_metrics, heartbeats) -> tuple:
     """Hypervisor records with their service, inventories, metrics and heartbeat (by host)."""
     by_host = {s.host: s for s in services or ()}
+    replace = m.replace
     inventories, host_metrics, heartbeats = inventories or {}, host_metrics or {}, heartbeats or {}
-    return tuple(_JOINED_HOST(h, by_host.get(h.name), inventories.get(h.name, {}),
-                              host_metrics.get(h.name), heartbeats.get(h.name))
+    return tuple(replace(h, service=by_host.get(h.name), inventories=inventories.get(h.name, {}),
+                         metrics=host_metrics.get(h.name), heartbeat_at=heartbeats.get(h.name))
                  for h in hypervisors or ())
 
 

@@ -15,16 +15,16 @@ NO_SYNC = db_api.AggregateSync((), (), ())
 
 
 def store_and_sync(db, snapshot: m.RegionSnapshot, *, keep_count: int, keep_days: int,
-                   now_s: float):
+                   now_s: float, slicer=None):
     """Store ``snapshot`` in region_data and sync aggregates; returns (snapshot id, AggregateSync).
 
     Retention: the newest ``keep_count`` snapshots are kept, and none older than
     ``keep_days`` days (0: by count only). Aggregates are synced only when Nova answered
     this cycle: a failed read must not mark every aggregate deleted (then the returned
-    sync is empty).
+    sync is empty). ``slicer``: the snapshot's ``slices.Slicer``, when the caller keeps it.
     """
     now = datetime.datetime.fromtimestamp(now_s, datetime.timezone.utc).replace(tzinfo=None)
-    snapshot_id = db_api.store_snapshot(db, snapshot, keep_count, keep_days, now=now)
+    snapshot_id = db_api.store_snapshot(db, snapshot, keep_count, keep_days, now=now, slicer=slicer)
     if not snapshot.source_ok(m.SOURCE_NOVA):
         LOG.warning("aggregates not synced: Nova did not answer this cycle (%s)",
                     snapshot.sources.get(m.SOURCE_NOVA))

@@ -1,15 +1,22 @@
 """The region snapshot: what KeyVRM knows of a region at the start of one cycle.
 
-Frozen dataclasses, units in field names. A planner reads only these. Mapping fields
+Frozen records, units in field names. A planner reads only these. Mapping fields
 (``metadata``, ``extra_specs``, ...) are plain dicts for speed; treat them as read-only.
 Times are POSIX seconds (float). A metric that the TSDB did not return is ``None``
 ("missing"), never 0.
+
+The records are ``msgspec.Struct`` types (frozen, positional on the wire, not tracked by
+the garbage collector): a 200,000-VM region decodes in a fraction of a second and costs
+no collector time (``keyvrm.model.codec``). Their annotations are exact, because the
+codec decodes by them. ``replace`` makes a changed copy, as ``dataclasses.replace`` did.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from typing import Optional
+
+import msgspec
 
 # Resource classes as Placement names them.
 VCPU = "VCPU"
@@ -29,6 +36,20 @@ SOFT_AFFINITY = "soft-affinity"
 SOFT_ANTI_AFFINITY = "soft-anti-affinity"
 SERVER_GROUP_POLICIES = (AFFINITY, ANTI_AFFINITY, SOFT_AFFINITY, SOFT_ANTI_AFFINITY)
 
+# Every record: frozen, encoded as a positional array, never part of a reference cycle.
+_RECORD = dict(frozen=True, array_like=True, gc=False)
+
+
+def replace(record, **changes):
+    """A copy of the snapshot record ``record`` with ``changes`` applied."""
+    return msgspec.structs.replace(record, **changes)
+
+
+def fields(record_type) -> tuple:
+    """The field names of a snapshot record type, in their positional order."""
+    return record_type.__struct_fields__
+
+
 # Names of the snapshot's sources (keys of ``RegionSnapshot.sources``).
 SOURCE_NOVA = "nova"
 SOURCE_PLACEMENT = "placement"
@@ -38,8 +59,7 @@ SOURCE_HEARTBEAT = "heartbeat"
 SOURCES = (SOURCE_NOVA, SOURCE_PLACEMENT, SOURCE_GLANCE, SOURCE_METRICS, SOURCE_HEARTBEAT)
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class SourceStatus:
+class SourceStatus(msgspec.Struct, **_RECORD):
     """Whether one source answered this cycle, and if not, why."""
 
     name: str
@@ -49,25 +69,22 @@ class SourceStatus:
     requests: int = 0
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class AvailabilityZone:
+class AvailabilityZone(msgspec.Struct, **_RECORD):
     name: str
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Aggregate:
+class Aggregate(msgspec.Struct, **_RECORD):
     """A Nova host aggregate; ``name`` is the key KeyVRM's per-aggregate config uses."""
 
     name: str
     nova_id: int
     uuid: Optional[str] = None
     availability_zone: Optional[str] = None
-    metadata: dict = dataclasses.field(default_factory=dict)
-    hosts: tuple = ()
+    metadata: dict = {}
+    hosts: tuple[str, ...] = ()
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class ComputeService:
+class ComputeService(msgspec.Struct, **_RECORD):
     """The nova-compute service of one host."""
 
     host: str
@@ -87,8 +104,7 @@ class ComputeService:
         return self.status == SERVICE_ENABLED
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Inventory:
+class Inventory(msgspec.Struct, **_RECORD):
     """One resource class of one resource provider, with Placement's semantics."""
 
     total: int
@@ -109,8 +125,7 @@ class Inventory:
         return self.capacity - self.used
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class HugePages:
+class HugePages(msgspec.Struct, **_RECORD):
     """HugePages of one page size on a hypervisor."""
 
     page_size_kb: int
@@ -118,20 +133,18 @@ class HugePages:
     free_pages: int
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class HostMetrics:
+class HostMetrics(msgspec.Struct, **_RECORD):
     """Hypervisor load over the metrics window, in % of its capacity; None = missing."""
 
     cpu_pct: Optional[float] = None
     ram_pct: Optional[float] = None
     net_pct: Optional[float] = None
     hugepages_pct: Optional[float] = None
-    down_interfaces: tuple = ()
+    down_interfaces: tuple[str, ...] = ()
     interfaces_known: bool = False
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class VMMetrics:
+class VMMetrics(msgspec.Struct, **_RECORD):
     """One VM's load: vCPUs busy, RAM used (MB), network (Mbit/s); None = missing."""
 
     cpu_cores: Optional[float] = None
@@ -139,8 +152,7 @@ class VMMetrics:
     net_mbps: Optional[float] = None
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Hypervisor:
+class Hypervisor(msgspec.Struct, **_RECORD):
     """One compute host as Nova, Placement, the TSDB and the heartbeat store see it.
 
     ``hugepages``: the host's HugePages pools; ``()`` = it has none, ``None`` = no source
@@ -154,12 +166,12 @@ class Hypervisor:
 
     name: str
     availability_zone: Optional[str] = None
-    aggregates: tuple = ()
+    aggregates: tuple[str, ...] = ()
     service: Optional[ComputeService] = None
-    inventories: dict = dataclasses.field(default_factory=dict)  # resource class -> Inventory
-    hugepages: Optional[tuple] = ()  # of HugePages; None = not reported
-    traits: tuple = ()
-    capabilities: dict = dataclasses.field(default_factory=dict)  # e.g. {"cpu_info": {...}}
+    inventories: dict[str, Inventory] = {}  # resource class -> Inventory
+    hugepages: Optional[tuple[HugePages, ...]] = ()  # of HugePages; None = not reported
+    traits: tuple[str, ...] = ()
+    capabilities: dict = {}  # e.g. {"cpu_info": {...}}
     hypervisor_type: str = "QEMU"
     hypervisor_version: int = 0
     net_capacity_mbps: Optional[float] = None
@@ -175,17 +187,15 @@ class Hypervisor:
         return arch or None
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Flavor:
+class Flavor(msgspec.Struct, **_RECORD):
     name: str
     vcpus: int
     ram_mb: int
     disk_gb: int = 0
-    extra_specs: dict = dataclasses.field(default_factory=dict)
+    extra_specs: dict = {}
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class VM:
+class VM(msgspec.Struct, **_RECORD):
     """One server. ``no_evac``/``no_migr``/``evacuate_order`` come from its metadata keys."""
 
     id: str
@@ -197,13 +207,13 @@ class VM:
     task_state: Optional[str] = None
     image_id: Optional[str] = None
     server_group_id: Optional[str] = None
-    metadata: dict = dataclasses.field(default_factory=dict)
+    metadata: dict = {}
     volume_backed: bool = False
     no_evac: bool = False
     no_migr: bool = False
     evacuate_order: Optional[int] = None
     metrics: Optional[VMMetrics] = None
-    scheduler_hints: dict = dataclasses.field(default_factory=dict)  # e.g. {"same_host": [...]}
+    scheduler_hints: dict = {}  # e.g. {"same_host": [...]}
 
     @property
     def image_backed(self) -> bool:
@@ -215,24 +225,21 @@ class VM:
         return not self.volume_backed
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class ServerGroup:
+class ServerGroup(msgspec.Struct, **_RECORD):
     id: str
     name: str
     policy: str
-    members: tuple = ()
-    rules: dict = dataclasses.field(default_factory=dict)  # e.g. {"max_server_per_host": 2}
+    members: tuple[str, ...] = ()
+    rules: dict = {}  # e.g. {"max_server_per_host": 2}
     project_id: Optional[str] = None
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Image:
+class Image(msgspec.Struct, **_RECORD):
     id: str
-    properties: dict = dataclasses.field(default_factory=dict)
+    properties: dict = {}
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Migration:
+class Migration(msgspec.Struct, **_RECORD):
     """A Nova migration record (evacuation or live migration) still of interest."""
 
     id: int
@@ -245,20 +252,19 @@ class Migration:
     updated_at: Optional[float] = None
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class RegionSnapshot:
+class RegionSnapshot(msgspec.Struct, **_RECORD):
     """Everything one cycle decides from. Built once by the harvester, then only read."""
 
     region: str
     taken_at: float
-    availability_zones: tuple = ()
-    aggregates: tuple = ()
-    hypervisors: tuple = ()
-    vms: tuple = ()
-    server_groups: tuple = ()
-    images: tuple = ()
-    migrations: tuple = ()
-    sources: dict = dataclasses.field(default_factory=dict)  # name -> SourceStatus
+    availability_zones: tuple[AvailabilityZone, ...] = ()
+    aggregates: tuple[Aggregate, ...] = ()
+    hypervisors: tuple[Hypervisor, ...] = ()
+    vms: tuple[VM, ...] = ()
+    server_groups: tuple[ServerGroup, ...] = ()
+    images: tuple[Image, ...] = ()
+    migrations: tuple[Migration, ...] = ()
+    sources: dict[str, SourceStatus] = {}  # name -> SourceStatus
     metrics_window_s: float = 300.0
 
     def source_ok(self, name: str) -> bool:

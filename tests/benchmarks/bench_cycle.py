@@ -214,8 +214,8 @@ def _steady(result, key):
 
 def _print_tree(label, results):
     print("\n%s" % label)
-    print("%-22s %6s %8s %8s %9s %9s %6s  %s" % ("hosts/VMs/aggregates", "cycle", "wall s", "CPU s",
-                                                   "peak MB", "region MB", "SQL", "flows persisted"))
+    columns = ("hosts/VMs/aggregates", "cycle", "wall s", "CPU s", "peak MB", "region MB", "SQL", "flows persisted")
+    print("%-22s %6s %8s %8s %9s %9s %6s  %s" % columns)
     for result in results:
         if "error" in result:
             print("%-22s %s" % (result["hosts"], result["error"]))

@@ -25,7 +25,6 @@ document with every figure.
 import argparse
 import bisect
 import collections
-import dataclasses
 import json
 import os
 import statistics
@@ -159,7 +158,7 @@ def _ratio(a, b):
 
 def run_size(shape_name, hosts, seed):
     snap = regiongen.generate_region(SHAPES[shape_name](hosts, hosts), seed)
-    snap = dataclasses.replace(snap, region="bench-" + shape_name)
+    snap = m.replace(snap, region="bench-" + shape_name)
     config = _config(snap.aggregates[0].name)
     hot = shape_name
     result = dict(shape=shape_name, hosts=hosts, vms=len(snap.vms), seed=seed,

@@ -1,6 +1,5 @@
 """A small, fixed KeyVRM state for API tests: aggregates, cycles, events, recommendations, VMs, a snapshot."""
 
-import dataclasses
 import datetime
 
 from keystonemiddleware import auth_token
@@ -45,7 +44,7 @@ def loaded_snapshot():
     flavor = m.Flavor("small", 1, 512)
     vms = tuple(m.VM(vm_id, vm_id, host, "project", flavor)
                 for vm_id, host in (("vm-1", "cmp-1"), ("vm-2", "cmp-1"), ("vm-3", "cmp-2")))
-    return dataclasses.replace(base, taken_at=base.taken_at + 60, hypervisors=(hot, partial), vms=vms)
+    return m.replace(base, taken_at=base.taken_at + 60, hypervisors=(hot, partial), vms=vms)
 
 
 def seed(db):

@@ -34,11 +34,11 @@ def _snapshot(region):
     vm_metrics = SimMetricsDriver(region).vm_metrics()
     beats = SimHeartbeatDriver(region).last_heartbeats()
     hypervisors = tuple(
-        m.Hypervisor(**{**{f: getattr(h, f) for f in m.Hypervisor.__dataclass_fields__},
+        m.Hypervisor(**{**{f: getattr(h, f) for f in m.fields(m.Hypervisor)},
                         "service": services[h.name], "inventories": inventories[h.name],
                         "metrics": host_metrics.get(h.name), "heartbeat_at": beats.get(h.name)})
         for h in cloud.list_hypervisors())
-    vms = tuple(m.VM(**{**{f: getattr(v, f) for f in m.VM.__dataclass_fields__},
+    vms = tuple(m.VM(**{**{f: getattr(v, f) for f in m.fields(m.VM)},
                         "metrics": vm_metrics.get(v.id)})
                 for v in cloud.list_servers())
     return m.RegionSnapshot(

@@ -1,6 +1,5 @@
 """NovaFencer against an in-memory cloud double: confirmed only by a fresh service read."""
 
-import dataclasses
 
 from keyvrm.fencing import nova
 from keyvrm.model import snapshot
@@ -15,7 +14,7 @@ class InMemoryServices:
         self.calls = []
 
     def _set(self, host, **changes):
-        self.services[host] = dataclasses.replace(self.services[host], **changes)
+        self.services[host] = snapshot.replace(self.services[host], **changes)
         return self.services[host]
 
     def force_down_service(self, host, forced_down=True):

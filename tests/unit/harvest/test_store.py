@@ -1,13 +1,17 @@
 """store_and_sync(): snapshots kept compressed with retention; aggregate_config follows Nova."""
 
-import dataclasses
+import datetime
+import zlib
 
 from keyvrm.db import api as db_api
+from keyvrm.db import models
 from keyvrm.drivers import simulated
 from keyvrm.harvest import assemble
 from keyvrm.harvest.sources import sources_for_sim
 from keyvrm.harvest.store import store_and_sync
+from keyvrm.model import codec
 from keyvrm.model import settings
+from keyvrm.model import slices
 from keyvrm.model import snapshot as m
 from keyvrm.simulator import faults
 from keyvrm.simulator import generator
@@ -41,7 +45,7 @@ def test_an_aggregate_nova_no_longer_has_is_marked_deleted(sqlite_db):
     region = _region()
     snap = _snapshot(region)
     store_and_sync(sqlite_db, snap, keep_count=5, keep_days=0, now_s=region.now)
-    fewer = dataclasses.replace(snap, aggregates=snap.aggregates[:2])
+    fewer = m.replace(snap, aggregates=snap.aggregates[:2])
     _, sync = store_and_sync(sqlite_db, fewer, keep_count=5, keep_days=0, now_s=region.now + 60)
     assert sync.deleted == ("agg-003",) and sync.created == ()
     names = [a.config.name for a in db_api.list_aggregates(sqlite_db)]
@@ -64,6 +68,35 @@ def test_aggregates_are_not_synced_when_nova_failed(sqlite_db):
 def test_retention_keeps_the_newest_count(sqlite_db):
     region = _region()
     snap = _snapshot(region)
-    ids = [store_and_sync(sqlite_db, dataclasses.replace(snap, taken_at=region.now + i), keep_count=2,
+    ids = [store_and_sync(sqlite_db, m.replace(snap, taken_at=region.now + i), keep_count=2,
                           keep_days=0, now_s=region.now + i)[0] for i in range(4)]
     assert [s["id"] for s in db_api.list_snapshots(sqlite_db)] == ids[:-3:-1]
+
+
+def test_an_aggregate_slice_loads_alone_and_aged_out_snapshots_take_their_slices_along(sqlite_db):
+    region = _region()
+    snap = _snapshot(region)
+    ids = [store_and_sync(sqlite_db, m.replace(snap, taken_at=region.now + i), keep_count=2,
+                          keep_days=0, now_s=region.now + i)[0] for i in range(3)]
+    view = db_api.load_snapshot_slice(sqlite_db, ids[-1], "agg-002")
+    assert [h.name for h in view.hypervisors] == ["cmp-00005", "cmp-00006", "cmp-00007", "cmp-00008"]
+    assert {v.host for v in view.vms} == {h.name for h in view.hypervisors}
+    with sqlite_db.reader() as session:
+        kept = sorted({row.snapshot_id for row in session.query(models.SnapshotSlice)})
+    assert kept == ids[1:]
+
+
+def test_a_snapshot_an_earlier_release_stored_whole_still_loads_and_slices(sqlite_db):
+    region = _region()
+    snap = _snapshot(region)
+    with sqlite_db.writer() as session:
+        row = models.RegionData(region=snap.region, taken_at=datetime.datetime(2026, 1, 1),
+                                format_version=db_api.STORED_WHOLE, hypervisor_count=12, vm_count=36,
+                                sources={}, size_bytes=1,
+                                data=zlib.compress(codec.dumps(snap).encode("utf-8")))
+        session.add(row)
+        session.flush()
+        snapshot_id = row.id
+    assert db_api.load_snapshot(sqlite_db, snapshot_id) == snap
+    assert db_api.load_snapshot_slice(sqlite_db, snapshot_id, "agg-003") == \
+        slices.Slicer(snap).slice_of("agg-003")

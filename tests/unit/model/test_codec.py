@@ -1,7 +1,9 @@
-"""Snapshot JSON: round-trips exactly, is versioned, refuses what it cannot read."""
+"""Snapshot documents (JSON and stored msgpack): round-trip exactly, are versioned, refuse what they cannot read."""
 
 import json
+import zlib
 
+import msgspec
 import pytest
 
 from keyvrm import exception
@@ -46,6 +48,28 @@ def test_snapshot_round_trips_exactly_through_json():
 def test_snapshot_round_trips_through_zlib():
     original = _snapshot()
     assert codec.decompress(codec.compress(original)) == original
+
+
+def test_a_snapshot_an_earlier_release_stored_as_json_still_loads():
+    original = _snapshot()
+    assert codec.decompress(zlib.compress(codec.dumps(original).encode("utf-8"))) == original
+
+
+def test_a_stored_document_in_another_field_order_is_read_field_by_field():
+    original = _snapshot()
+    document = codec.to_dict(original)
+    fields = document["schema"]["Flavor"]
+    document["schema"]["Flavor"] = list(reversed(fields))
+    for vm in document["snapshot"][5]:
+        vm[4] = list(reversed(vm[4]))
+    assert codec.unpack(zlib.compress(msgspec.msgpack.encode(document))) == original
+
+
+def test_a_stored_document_with_an_unknown_field_is_refused_clearly():
+    document = codec.to_dict(_snapshot())
+    document["schema"]["VM"].append("from_the_future")
+    with pytest.raises(exception.SnapshotFormatError, match="from_the_future"):
+        codec.unpack(zlib.compress(msgspec.msgpack.encode(document)))
 
 
 def test_missing_metric_stays_missing_not_zero():

@@ -208,7 +208,7 @@ def _with_groups(rng, shape, vms_per_host, groups):
             if not free:
                 continue
             i = rng.choice(free)
-            per_host[h][i] = dataclasses.replace(per_host[h][i], server_group_id=gid)
+            per_host[h][i] = m.replace(per_host[h][i], server_group_id=gid)
             members.append(per_host[h][i].id)
         rules = {"max_server_per_host": 1}
         groups.append(m.ServerGroup(gid, gid, m.ANTI_AFFINITY, members=tuple(members),
@@ -224,7 +224,7 @@ def moved_region(snap, moves, loads):
     ``loads`` maps host name to its scoring.Load after the moves.
     """
     target = {mv.vm_id: mv.target for mv in moves}
-    vms = tuple(dataclasses.replace(vm, host=target[vm.id]) if vm.id in target else vm
+    vms = tuple(m.replace(vm, host=target[vm.id]) if vm.id in target else vm
                 for vm in snap.vms)
     index = snap.index()
     delta = collections.defaultdict(lambda: [0, 0])
@@ -237,15 +237,15 @@ def moved_region(snap, moves, loads):
     for h in snap.hypervisors:
         if h.name in delta or h.name in loads:
             inv = dict(h.inventories)
-            inv[m.VCPU] = dataclasses.replace(inv[m.VCPU], used=inv[m.VCPU].used + delta[h.name][0])
-            inv[m.MEMORY_MB] = dataclasses.replace(
+            inv[m.VCPU] = m.replace(inv[m.VCPU], used=inv[m.VCPU].used + delta[h.name][0])
+            inv[m.MEMORY_MB] = m.replace(
                 inv[m.MEMORY_MB], used=inv[m.MEMORY_MB].used + delta[h.name][1])
             load = loads.get(h.name, scoring.load_of(h))
-            metrics = dataclasses.replace(h.metrics, cpu_pct=load.cpu_pct, ram_pct=load.ram_pct,
-                                          net_pct=load.net_pct)
-            h = dataclasses.replace(h, inventories=inv, metrics=metrics)
+            metrics = m.replace(h.metrics, cpu_pct=load.cpu_pct, ram_pct=load.ram_pct,
+                                net_pct=load.net_pct)
+            h = m.replace(h, inventories=inv, metrics=metrics)
         hypervisors.append(h)
-    return dataclasses.replace(snap, hypervisors=tuple(hypervisors), vms=vms)
+    return m.replace(snap, hypervisors=tuple(hypervisors), vms=vms)
 
 
 def loads_after(moves) -> dict:

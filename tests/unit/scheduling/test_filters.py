@@ -1,6 +1,5 @@
 """Each emulated Nova filter: passes, rejects with a reason, and the registry's names."""
 
-import dataclasses
 
 import pytest
 
@@ -315,7 +314,7 @@ def test_numa_topology_filter_checks_page_size():
 
 
 def test_numa_topology_filter_passes_a_host_whose_huge_pages_no_api_reports():
-    unreported = b.host_state(dataclasses.replace(b.host("h"), hugepages=None))
+    unreported = b.host_state(m.replace(b.host("h"), hugepages=None))
     f = _one("NUMATopologyFilter")
     large = b.request(b.vm("v", "x", fl=b.flavor(**{"hw:mem_page_size": "large"})))
     assert f.host_passes(unreported, large)

@@ -6,7 +6,6 @@ filters then place VMs whose images ask for ``kvm`` or a VM mode, and every plan
 one info reason, ``filter_input_unknown``, naming what was not checked.
 """
 
-import dataclasses
 
 from keyvrm.model.settings import AppConfig
 from keyvrm.model import snapshot as m
@@ -26,7 +25,7 @@ def _api_host(name, **kwargs):
     kwargs.setdefault("traits", ("HW_ARCH_X86_64", "COMPUTE_ARCH_X86_64"))
     host = b.host(name, hypervisor_type="QEMU", hypervisor_version=8002000,
                   capabilities={"cpu_info": {"arch": "x86_64", "model": "Nehalem"}}, **kwargs)
-    return dataclasses.replace(host, hugepages=None)
+    return m.replace(host, hugepages=None)
 
 
 def _dead(name="dead"):
@@ -87,7 +86,7 @@ def test_reported_huge_pages_are_still_counted():
     huge = b.vm("v-huge", "dead", fl=b.flavor(ram_mb=4096, **{"hw:mem_page_size": "1GB"}))
     request = capacity.resource_request_of(huge)
     assert capacity.capacity_rejection(b.host_state(full), request) == capacity.HUGEPAGES_DEPLETED
-    unreported = b.host_state(dataclasses.replace(full, hugepages=None))
+    unreported = b.host_state(m.replace(full, hugepages=None))
     assert capacity.capacity_rejection(unreported, request) is None
     assert capacity.pages_unknown(unreported, request)
 

@@ -1,4 +1,4 @@
-"""Per-aggregate slices of a stored snapshot: snapshot_slices (issue 24)
+"""Per-aggregate slices of a stored snapshot: snapshot_slices; outcomes indexed by run time (issue 24)
 
 Revision ID: 0006
 Revises: 0005
@@ -26,3 +26,6 @@ def upgrade():
         sa.Column('data', sa.LargeBinary(), nullable=False),
         sa.PrimaryKeyConstraint('snapshot_id', 'aggregate'),
     )
+    # an aggregate's last LB run is read every cycle: the newest outcome, found from the index's end
+    op.drop_index('cycle_outcomes_aggregate_idx', table_name='cycle_outcomes')
+    op.create_index('cycle_outcomes_last_run_idx', 'cycle_outcomes', ['aggregate_name', 'kind', 'ran_at'])

@@ -1,0 +1,66 @@
+"""Screening: quiet aggregates get their outcome without a persisted flow; acting ones get their flow."""
+
+from keyvrm.db import api as db_api
+from keyvrm.flows import master
+from keyvrm.simulator import expect
+from tests.unit.flows import regions
+
+HA_ON = {"marker": "HA+LB", "no_op_mode": False, "storage_mode": "shared"}
+
+
+def _count_flows(emb):
+    """Count the flows the dispatcher persists, by name."""
+    started = {}
+    create = emb._persistence.create
+
+    def counting(flow_name, store, mode):
+        started[flow_name] = started.get(flow_name, 0) + 1
+        return create(flow_name, store, mode)
+
+    emb._persistence.create = counting
+    return started
+
+
+def _cycle(emb):
+    assert emb.run_cycle(120)
+    emb.advance(60.0)
+
+
+def test_quiet_aggregates_are_recorded_on_the_cycle_without_a_flow_of_their_own(make_region):
+    emb = make_region()
+    emb.configure(app={"enabled": True},
+                  aggregates={regions.HA_AGG: HA_ON, regions.LB_AGG: dict(regions.CPU_LB, marker="LB")})
+    started = _count_flows(emb)
+    for _ in range(2):
+        _cycle(emb)
+    assert started == {"master": 2}
+    assert expect.run_codes(emb.db, regions.HA_AGG, "HA") == ["no_failure"] * 2
+    assert expect.run_codes(emb.db, regions.HA_AGG, "LB") == ["no_overload", "lb_too_early"]
+    assert expect.run_codes(emb.db, regions.LB_AGG, "LB") == ["no_overload", "lb_too_early"]
+    assert db_api.list_events(emb.db) == []
+
+
+def test_an_aggregate_with_a_host_to_fence_or_a_host_to_relieve_gets_its_flow(make_region):
+    emb = make_region(regions.dies("cmp-00002", at="0m") + regions.overloads("cmp-00005"))
+    emb.configure(app={"enabled": True},
+                  aggregates={regions.HA_AGG: HA_ON, regions.LB_AGG: dict(regions.CPU_LB, marker="LB")})
+    emb.advance(120.0)  # Nova sees cmp-00002 down, its heartbeat is stale, cmp-00005 is hot
+    started = _count_flows(emb)
+    _cycle(emb)
+    assert started.get("ha_lb") == 1 and started.get("lb") == 1
+    kinds = sorted((e["aggregate_name"], e["kind"]) for e in db_api.list_events(emb.db))
+    assert kinds == [(regions.HA_AGG, "HA"), (regions.LB_AGG, "LB")]
+
+
+def test_a_screening_run_again_after_a_crash_records_each_outcome_once(make_region):
+    emb = make_region()
+    emb.configure(app={"enabled": True}, aggregates={regions.HA_AGG: HA_ON})
+    _cycle(emb)
+    cycle_id = db_api.page_cycles(emb.db, 1)[0]["id"]
+    before = db_api.list_cycle_outcomes(emb.db, cycle_id)
+    started = _count_flows(emb)
+    task = master.DispatchAggregates(emb.dispatcher.resources)
+    snapshot_id = db_api.page_cycles(emb.db, 1)[0]["snapshot_id"]
+    again = task.execute(True, cycle_id, snapshot_id, [], [])
+    assert again["flows"] == {} and started == {}
+    assert db_api.list_cycle_outcomes(emb.db, cycle_id) == before and len(before) == 2

@@ -538,8 +538,8 @@ def get_recommendation(db, rec_id):
         return _recommendation_dict(row)
 
 
-def list_recommendations(db, event_id=None, status=None):
-    """Recommendations as dicts, oldest first, optionally of one event and/or one status."""
+def list_recommendations(db, event_id=None, status=None, created_before=None):
+    """Recommendations as dicts, oldest first, optionally of one event, one status, created before a time."""
     query = sa.select(models.Recommendation).order_by(models.Recommendation.created_at,
                                                       models.Recommendation.id)
     if event_id is not None:
@@ -547,8 +547,21 @@ def list_recommendations(db, event_id=None, status=None):
     if status is not None:
         _check_choice("status", status, models.RECOMMENDATION_STATUSES)
         query = query.where(models.Recommendation.status == status)
+    if created_before is not None:
+        query = query.where(models.Recommendation.created_at <= created_before)
     with db.reader() as session:
         return [_recommendation_dict(r) for r in session.execute(query).scalars()]
+
+
+def waiting_events_without_open_work(db, limit):
+    """Ids of events waiting for an operator (``manual_action``) whose recommendations all ended, oldest first."""
+    rec = models.Recommendation
+    open_work = sa.select(rec.id).where(rec.event_id == models.Event.id,
+                                        rec.status.not_in(models.RECOMMENDATION_FINAL)).exists()
+    query = sa.select(models.Event.id).where(models.Event.status == "manual_action", ~open_work).order_by(
+        models.Event.created_at, models.Event.id).limit(limit)
+    with db.reader() as session:
+        return list(session.execute(query).scalars())
 
 
 def busy_set(db):

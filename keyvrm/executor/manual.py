@@ -18,9 +18,7 @@ def cancel_expired_manual(db, now_s, timeout_s) -> list:
     cutoff = models.as_stored_time(now_s) - datetime.timedelta(seconds=timeout_s)
     minutes = timeout_s / 60.0
     cancelled = []
-    for rec in db_api.list_recommendations(db, status="manual_action"):
-        if rec["created_at"] > cutoff:
-            continue
+    for rec in db_api.list_recommendations(db, status="manual_action", created_before=cutoff):
         reason = "manual action not started within %g min (executor_manual_action_timeout)" % minutes
         try:
             db_api.set_recommendation_status(db, rec["id"], "cancelled", reason=reason)

@@ -11,7 +11,7 @@ from keyvrm.model import slices
 from keyvrm.model import snapshot as m
 
 # Per snapshot (the newest few a flow of this process read): the slices decoded or cut so
-# far, and the slicer when this process harvested it (a slicer holds its whole snapshot).
+# far, and the slicer of the newest one this process harvested (it holds a whole snapshot).
 # Slices of older snapshots go with them: each keeps its snapshot's records alive.
 _SNAPSHOTS_KEPT = 2
 _kept = collections.OrderedDict()  # (database URL, snapshot id) -> _Kept
@@ -37,8 +37,13 @@ def _entry(key, slicer=None) -> _Kept:
 
 
 def remember(db, snapshot_id: int, slicer: slices.Slicer) -> None:
-    """Keep the slicer of a snapshot this process just stored: its slices need no decoding here."""
+    """Keep the slicer of a snapshot this process just stored: its slices need no decoding here.
+
+    Only the newest slicer is kept: an older snapshot keeps the slices already cut from it.
+    """
     with _lock:
+        for kept in _kept.values():
+            kept.slicer = None
         _entry((db.url, snapshot_id), slicer)
 
 

@@ -39,7 +39,7 @@ SOURCES_FAILED = "sources_failed"
 # A completed cycle that processed every aggregate with every source answering: its reason says so
 # (each aggregate's run is on its event or the cycle's outcomes), so no finished cycle is without one.
 ALL_PROCESSED = "all_processed"
-# Events waiting for an operator that one cycle looks at (oldest first) to settle those whose work ended.
+# Events waiting for an operator whose work ended that one cycle settles (oldest first).
 WAITING_EVENTS_PER_CYCLE = 1000
 
 
@@ -103,8 +103,7 @@ class CancelExpiredManual(steps.FlowTask):
         res = self.resources
         timeout_s = db_api.get_app_config(res.db).executor_manual_action_timeout * 60.0
         cancelled = manual.cancel_expired_manual(res.db, res.clock.time(), timeout_s)
-        waiting = {e["id"] for e in db_api.page_events(res.db, WAITING_EVENTS_PER_CYCLE, status="manual_action",
-                                                       sort_dir="asc")}
+        waiting = set(db_api.waiting_events_without_open_work(res.db, WAITING_EVENTS_PER_CYCLE))
         for event_id in {db_api.get_recommendation(res.db, rec_id)["event_id"] for rec_id in cancelled} | waiting:
             events.settle(res.db, event_id)
         return cancelled

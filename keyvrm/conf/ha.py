@@ -13,9 +13,10 @@ opts = [
                       "not count."),
     cfg.BoolOpt("fast_path", default=True,
                 help="Watch heartbeats and compute services between cycles: a host whose "
-                     "heartbeat goes stale or whose compute service goes down in an HA aggregate "
-                     "starts a cycle at once instead of at the next period (same detection "
-                     "matrix, same fencing)."),
+                     "heartbeat goes stale or whose compute service goes down has its aggregates "
+                     "judged at once (a fast cycle from the newest snapshot and fresh reads of "
+                     "services, heartbeats and its servers; same detection matrix, same "
+                     "fencing), then a periodic cycle runs."),
     cfg.FloatOpt("watch_interval", default=2.0, min=0.5,
                  help="Seconds between two looks of the fast path at heartbeats and compute "
                       "services (one Redis scan and one Nova request each)."),

@@ -295,15 +295,20 @@ STORED_WHOLE = 1
 STORED_SLICED = 2
 
 
-def store_snapshot(db, snapshot, keep_count, keep_days=0, now=None, slicer=None):
+SNAPSHOT_SCOPES = ("region", "hosts")
+
+
+def store_snapshot(db, snapshot, keep_count, keep_days=0, now=None, slicer=None, scope="region"):
     """Store ``snapshot`` compressed, sliced per aggregate; delete snapshots beyond ``keep_count`` or ``keep_days``.
 
-    ``slicer`` is the snapshot's ``slices.Slicer`` when the caller has built one already.
+    ``slicer`` is the snapshot's ``slices.Slicer`` when the caller has built one already;
+    ``scope`` says whether it is a whole harvest (``region``) or the fast path's (``hosts``).
     Snapshots that a cycle or event refers to lose that reference (SET NULL) when they
     age out; the events themselves are kept. Returns the new row's id.
     """
     if keep_count < 1:
         raise exception.InvalidField("snapshot_keep_count", "must be >= 1")
+    _check_choice("scope", scope, SNAPSHOT_SCOPES)
     slicer = slicer or slices.Slicer(snapshot)
     blob = codec.pack(slicer.region_part())
     parts = []
@@ -318,7 +323,7 @@ def store_snapshot(db, snapshot, keep_count, keep_days=0, now=None, slicer=None)
             format_version=STORED_SLICED, hypervisor_count=len(snapshot.hypervisors),
             vm_count=len(snapshot.vms),
             sources={n: {"ok": s.ok, "error": s.error} for n, s in snapshot.sources.items()},
-            size_bytes=len(blob) + sum(len(p["data"]) for p in parts), data=blob)
+            size_bytes=len(blob) + sum(len(p["data"]) for p in parts), data=blob, scope=scope)
         session.add(row)
         session.flush()
         if parts:
@@ -359,6 +364,24 @@ def _whole_snapshot(session, row):
                             .where(models.SnapshotSlice.snapshot_id == row.id)).all()
     parts = {name: codec.unpack(blob, codec.AggregatePart) for name, blob in blobs}
     return slices.merge(codec.unpack(row.data, codec.RegionPart), parts)
+
+
+def newest_region_snapshot_id(db):
+    """The id of the newest snapshot of the whole region that has hosts (None before the first)."""
+    query = sa.select(models.RegionData.id).where(
+        models.RegionData.hypervisor_count > 0, models.RegionData.scope == "region").order_by(
+        models.RegionData.id.desc()).limit(1)
+    with db.reader() as session:
+        return session.execute(query).scalar()
+
+
+def load_snapshot_region(db, snapshot_id):
+    """What stored snapshot ``snapshot_id`` holds outside its slices: every aggregate with its hosts, AZs, sources."""
+    with db.reader() as session:
+        row = _stored_row(session, snapshot_id)
+        if row.format_version == STORED_SLICED:
+            return codec.unpack(row.data, codec.RegionPart).snapshot
+        return codec.decompress(row.data)
 
 
 def load_snapshot_slice(db, snapshot_id, aggregate):

@@ -147,6 +147,8 @@ class RegionData(Base):
     size_bytes = sa.Column(sa.Integer, nullable=False)
     data = sa.Column(sa.LargeBinary, nullable=False)
     created_at = sa.Column(sa.DateTime, nullable=False, default=now_of)
+    # "region": a whole harvest; "hosts": the HA fast path's few aggregates (keyvrm.harvest.fast)
+    scope = sa.Column(sa.String(16), nullable=False, default="region", server_default="region")
 
 
 class SnapshotSlice(Base):

@@ -1,11 +1,12 @@
-"""The HA fast path: a host whose heartbeat goes stale or whose compute service goes down starts a cycle.
+"""The HA fast path: a host whose heartbeat goes stale or whose compute service goes down is judged at once.
 
 SPEC 5.8. The schedule runs a cycle every ``period``; a dead host would wait for the next
 one. The watch looks every ``[ha] watch_interval`` seconds at the two signals the HA
 matrix weighs (one Nova ``os-services`` read and one heartbeat scan, whatever the number
 of hosts) and reports the hosts whose signal turned bad since its last look. The engine
-then starts a cycle at once: the same harvest, the same decision matrix and the same
-fencing as any cycle — the watch itself decides nothing and fences nothing. A host that
+then starts a FastFlow for them at once (``keyvrm.flows.fast``: their aggregates from the
+newest snapshot with fresh reads, not a whole-region harvest; the same decision matrix
+and the same fencing as any cycle) -- the watch itself decides nothing and fences nothing. A host that
 is still bad is not reported again, so a host that stays dead starts one cycle per signal,
 not one per look. A read that fails keeps the last known state of that signal.
 """

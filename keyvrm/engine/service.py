@@ -17,7 +17,8 @@ Topology
   resume from the database. A restarted engine takes back its own jobs at once.
 * **Fast path** (``[ha] fast_path``): the leader also watches heartbeats and compute
   services every ``[ha] watch_interval`` seconds (``keyvrm.engine.fastpath``); a host
-  whose signal turns bad starts a cycle at once instead of at the next period.
+  whose signal turns bad gets a FastFlow at once (its aggregates judged from the newest
+  snapshot and fresh reads, ``keyvrm.flows.fast``), then a periodic cycle.
 * **Stop** (SIGTERM): stop taking work, let running tasks finish, suspend their flows
   (persisted, resumable), hand jobs back to the board, release the leader lock.
 """
@@ -49,6 +50,7 @@ from keyvrm.flows import registry
 
 LOG = logging.getLogger(__name__)
 MASTER = "master"
+FAST = "fast"
 PURGE_INTERVAL_S = 3600.0  # how often the leader applies [database] history_keep_days
 
 
@@ -158,8 +160,9 @@ class Engine:
     def watch_once(self) -> bool:
         """One look of the HA fast path (leader only); whether a cycle was started for it.
 
-        A turn for the worse that finds a MasterFlow running is kept, and the cycle starts
-        at a later look once that one has finished.
+        Hosts whose signal turned bad get a FastFlow at once (``keyvrm.flows.fast``: their
+        aggregates judged without a whole-region harvest), and a periodic cycle is owed:
+        it starts at a later look, once neither a FastFlow nor a MasterFlow runs.
         """
         if not self.is_leader:
             return False
@@ -168,11 +171,13 @@ class Engine:
             self._watch = fastpath.FailureWatch(res.cloud, res.heartbeat, self._clock,
                                                 res.conf.heartbeat_stale_after_s)
         turned = self._watch.look()
-        if turned:
-            LOG.info("fast path: %s; starting a cycle now",
-                     ", ".join("%s %s" % (host, why) for host, why in sorted(turned.items())))
-            self._cycle_owed = True
-        return self._start_owed_cycle()
+        if not turned:
+            return self._start_owed_cycle()
+        LOG.info("fast path: %s; judging their aggregates now",
+                 ", ".join("%s %s" % (host, why) for host, why in sorted(turned.items())))
+        self.dispatcher.dispatch(FAST, {"hosts": sorted(turned)})
+        self._cycle_owed = True  # the whole region catches up once the fast cycle has finished
+        return True
 
     def run_cycle_now(self) -> bool:
         """Start a MasterFlow now, whoever leads (an operator's "cycle now"); False if one is still running.
@@ -190,7 +195,7 @@ class Engine:
     def _start_owed_cycle(self) -> bool:
         """Start the cycle owed to an operator or the fast path, unless a MasterFlow still runs."""
         with self._owed_lock:
-            if not self._cycle_owed or self.dispatcher.has_pending(MASTER):
+            if not self._cycle_owed or self.dispatcher.has_pending(MASTER) or self.dispatcher.has_pending(FAST):
                 return False
             self._cycle_owed = False
             self.dispatcher.dispatch(MASTER, {})

@@ -22,6 +22,7 @@ journal: it polls the migration already started instead of starting another.
 from __future__ import annotations
 
 import datetime
+import threading
 import uuid
 
 from oslo_log import log as logging
@@ -67,25 +68,39 @@ def as_posix(naive_utc) -> float:
     return naive_utc.replace(tzinfo=datetime.timezone.utc).timestamp()
 
 
+# Recommendations a run of this process carries on now. A second run started meanwhile (an
+# operator's "run" cast beside the cycle's dispatch) leaves it alone: without this it would
+# read the recommendation ``running``, take the live run's lock as a crashed run's and resume it.
+_running = set()
+_in_this_process = threading.Lock()
+
+
 def run_recommendation(db, cloud, recommendation_id, *, clock, settings, notifier=None,
                        start_order=None) -> str:
     """Run (or resume) one recommendation; returns its status afterwards.
 
     A final recommendation returns its status untouched; a ``manual_action`` one waits
     for an operator's run and is not touched either. When another run of the same
-    recommendation holds the VM, this call returns the current status without acting.
+    recommendation holds the VM, or runs in this process, this call returns the current
+    status without acting.
     ``start_order`` (an ``order.StartOrder``) makes runs started together ask Nova in
     their planned order.
     """
+    with _in_this_process:
+        running_here = recommendation_id in _running
+        _running.add(recommendation_id)
     try:
         rec = db_api.get_recommendation(db, recommendation_id)
-        if rec["status"] in models.RECOMMENDATION_FINAL or rec["status"] == "manual_action":
+        if running_here or rec["status"] in models.RECOMMENDATION_FINAL or rec["status"] == "manual_action":
             return rec["status"]
         run = _Run(db, cloud, rec, clock, settings, notifier, start_order or order.StartOrder(()))
         if rec["status"] == "created":
             return run.start()
         return run.resume()
     finally:
+        if not running_here:
+            with _in_this_process:
+                _running.discard(recommendation_id)
         if start_order is not None:
             start_order.pass_turn(recommendation_id)  # one that never asked Nova must not hold the others
 

@@ -245,11 +245,10 @@ class FinishHosts(steps.FlowTask):
         if not fenced:
             return {}
         res = self.resources
-        servers = res.cloud.list_servers()
         settings = res.conf.executor
         states, found = {}, []
         for host in fenced:
-            remaining = sorted(vm.id for vm in servers if vm.host == host)
+            remaining = sorted(vm.id for vm in res.cloud.list_servers_on(host) if vm.host == host)
             # a re-run finds what this event already recorded or asked for
             outcome = post.finish_evacuated_host(res.db, res.cloud, host, ha_event_id, remaining,
                                                  clock=res.clock, timeouts=settings.lifecycle_timeouts_s,

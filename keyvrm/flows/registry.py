@@ -1,7 +1,7 @@
 """The flows an engine can run, by name: ``build(name, resources, store)`` makes one.
 
 Names are the contract between MasterFlow (which dispatches) and the engine (which
-runs, persists and resumes): ``master``, ``harvest``, ``noop``, ``ha``, ``lb``,
+runs, persists and resumes): ``master``, ``fast``, ``harvest``, ``noop``, ``ha``, ``lb``,
 ``ha_lb``, ``executor``. A factory takes the resources and the flow's store values
 (JSON-able) and returns a TaskFlow flow whose tasks need nothing but that store.
 """
@@ -23,6 +23,7 @@ def _factory(module: str, function: str):
 
 FLOWS = {
     "master": _factory("master", "build"),
+    "fast": _factory("fast", "build"),
     "harvest": _factory("harvest", "build"),
     "noop": _factory("noop", "build"),
     "ha": _factory("ha", "build"),

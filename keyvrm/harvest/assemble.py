@@ -109,9 +109,14 @@ def request_counts(sources) -> dict:
     return out
 
 
-def collect(sources: HarvestSources, now_s: float):
-    """Run every read in parallel: (read name -> result, source name -> SourceStatus)."""
-    reads = _reads(sources, now_s)
+def collect(sources: HarvestSources, now_s: float, reads=None):
+    """Run every read in parallel: (read name -> result, source name -> SourceStatus).
+
+    ``reads``: the (source, read name, callable) to run instead of a whole harvest's; only
+    their sources then get a status.
+    """
+    whole = reads is None
+    reads = _reads(sources, now_s) if whole else reads
     counts_before = request_counts(sources)
     results, errors, durations = {}, {}, {}
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=len(reads),
@@ -135,8 +140,9 @@ def collect(sources: HarvestSources, now_s: float):
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
     counts_after = request_counts(sources)
-    names = [m.SOURCE_NOVA, m.SOURCE_PLACEMENT, m.SOURCE_GLANCE]
-    missing = {m.SOURCE_METRICS: sources.metrics, m.SOURCE_HEARTBEAT: sources.heartbeat}
+    names = [m.SOURCE_NOVA, m.SOURCE_PLACEMENT, m.SOURCE_GLANCE] if whole else \
+        sorted({source for source, _, _ in reads})
+    missing = {m.SOURCE_METRICS: sources.metrics, m.SOURCE_HEARTBEAT: sources.heartbeat} if whole else {}
     statuses = {}
     for name in names + list(missing):
         if name in missing and missing[name] is None:

@@ -8,7 +8,9 @@ in aggregates of ``--hosts-per-aggregate`` hosts, every aggregate HA+LB with NOO
 shared storage; one host is dead and 2% of the hosts are hot (CPU ramped x2.5) before the
 first cycle. Each size runs ``--cycles`` cycles 60 s (simulated) apart: the first fences
 and evacuates the dead host and plans LB everywhere; the later ones are the steady cycle
-(nothing failed, LB too early).
+(nothing failed, LB too early). Then the engine's HA fast path: another host dies and
+the seconds from the watch's look that sees it to HA's claim of the host (the fence
+decision) and to the end of what that look started are printed.
 
 Per cycle: wall and CPU seconds of the process, peak RSS during the cycle (VmHWM, reset
 before it), RSS of the simulated region alone (it lives in the same process), SQL
@@ -122,6 +124,43 @@ def _generate(hosts, vms_per_host, hosts_per_aggregate, seed):
     return region, dead, len(hot)
 
 
+def _fast_path(embedded_region, dispatcher, counters, victim):
+    """The engine's HA fast path at work: seconds from the watch's look that sees ``victim`` dead to HA's claim.
+
+    The engine's own ``watch_once`` (on a dispatcher-only engine, the sole leader): its
+    first look learns the states, the host dies, 61 simulated seconds pass (Nova reports
+    it down, its heartbeat is stale), the next look starts what the engine starts for it.
+    Also: to the end of everything that look started (fenced and evacuated), and the SQL
+    statements sent meanwhile.
+    """
+    from keyvrm.db import api as db_api
+    from keyvrm.engine import leader
+    from keyvrm.engine import service
+    from keyvrm.simulator import faults
+
+    engine = service.Engine(embedded_region.conf, embedded_region.resources, clock=embedded_region.clock)
+    engine.dispatcher, engine.leader = dispatcher, leader.SoleLeader()
+    engine.watch_once()
+    faults.host_dies(embedded_region.region, {"hosts": [victim]})
+    embedded_region.advance(61.0)
+    counters.reset()
+    started = time.perf_counter()
+    engine.watch_once()
+    decided_s = None
+    while decided_s is None and time.perf_counter() - started < 600:
+        if db_api.get_hypervisor_state(embedded_region.db, victim)["state"] != "ok":
+            decided_s = time.perf_counter() - started
+        else:
+            time.sleep(0.01)
+    dispatcher.wait_idle(3600.0)
+    moved = [r for r in db_api.list_recommendations(embedded_region.db) if r["source_host"] == victim]
+    return {"host": victim, "signal_to_decision_s": None if decided_s is None else round(decided_s, 3),
+            "signal_to_done_s": round(time.perf_counter() - started, 3),
+            "state": db_api.get_hypervisor_state(embedded_region.db, victim)["state"],
+            "evacuations_succeeded": sum(r["status"] == "succeeded" for r in moved),
+            "sql_statements": counters.statements, "flows": dict(counters.flows)}
+
+
 def run_worker(args):
     """Measure ``args.cycles`` cycles of one size on the tree at ``args.tree``; print one JSON line."""
     sys.path.insert(0, args.tree)
@@ -181,6 +220,7 @@ def run_worker(args):
                      counters.statements), file=sys.stderr, flush=True)
             embedded_region.advance(PERIOD_S)
         evacuated = [r for r in db_api.list_recommendations(embedded_region.db) if r["source_host"] == dead]
+        fast_path = _fast_path(embedded_region, dispatcher, counters, sorted(region.hosts)[len(region.hosts) // 3])
         dispatcher.stop()
         persistence.close()
         embedded_region.db.dispose()
@@ -190,7 +230,7 @@ def run_worker(args):
                       "hot_hosts": hot, "dead_host": dead, "evacuations": len(evacuated),
                       "evacuations_succeeded": sum(r["status"] == "succeeded" for r in evacuated),
                       "generate_s": round(generate_s, 2), "rss_region_mb": round(rss_region_mb, 1),
-                      "cycles": cycles}))
+                      "cycles": cycles, "fast_path": fast_path}))
 
 
 # --- the parent: trees x sizes, tables ----------------------------------------------------------
@@ -229,6 +269,11 @@ def _print_tree(label, results):
             size = ""
         print("%22s evacuations of the dead host: %d planned, %d succeeded" % (
             "", result["evacuations"], result["evacuations_succeeded"]))
+        fast = result["fast_path"]
+        figures = ("", fast["host"], fast["signal_to_decision_s"], fast["signal_to_done_s"], fast["state"],
+                   fast["evacuations_succeeded"], fast["sql_statements"], fast["flows"])
+        print("%22s fast path (%s dies): signal -> fence decision %s s, -> done %.2f s (%s, %d evacuated), "
+              "%d SQL statements, flows %s" % figures)
         steady = result["cycles"][-1]["steps_s"]
         top = list(steady.items())[:8]
         print("%22s steady cycle by step (s, summed over runs): %s" % (
@@ -252,6 +297,11 @@ def _print_comparison(trees, results):
             b, a = _steady(before, key), _steady(after, key)
             row += [b, a, a / b if b else float("nan")]
         print("%8d %10.2f %10.2f %7.3f %10.0f %10.0f %7.3f %8d %8d %7.3f" % tuple(row))
+    print("\nfast path: signal -> fence decision (s): %s -> %s" % (base_label, new_label))
+    for before, after in zip(results[base_label], results[new_label]):
+        if "error" not in before and "error" not in after:
+            b, a = before["fast_path"]["signal_to_decision_s"], after["fast_path"]["signal_to_decision_s"]
+            print("%8d %10s %10s %7s" % (before["hosts"], b, a, "%.3f" % (a / b) if a and b else "n/a"))
 
 
 def _worktree(revision):

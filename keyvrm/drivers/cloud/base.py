@@ -80,6 +80,10 @@ class CloudDriver(abc.ABC):
         """Every server of every project (``all_projects``), metrics left None."""
 
     @abc.abstractmethod
+    def list_servers_on(self, host: str) -> list[snapshot.VM]:
+        """The servers Nova places on ``host`` (every project), metrics left None: a fresh read of one host."""
+
+    @abc.abstractmethod
     def get_server(self, server_id: str) -> snapshot.VM:
         """A fresh read of one server (``NotFoundInCloud`` if it is gone), for the executor."""
 

@@ -156,6 +156,14 @@ class OpenStackCloudDriver(base.CloudDriver):
                                page_size=self.page_size, counter=self.requests)
         return [parse.server(b, groups_by_member) for b in bodies]
 
+    def list_servers_on(self, host):
+        """GET /servers/detail?host= (admin), paginated, with the server groups of its servers."""
+        groups_by_member = {member: g.id for g in self.list_server_groups() for member in g.members}
+        bodies = http.paginate(self._proxy("compute"), "/servers/detail", "servers",
+                               microversion=SERVERS_MV, params={"all_tenants": "True", "host": host},
+                               page_size=self.page_size, counter=self.requests)
+        return [parse.server(b, groups_by_member) for b in bodies]
+
     def get_server(self, server_id):
         """One GET /servers/{id}; its server group from the body's ``server_groups`` (2.71+)."""
         body = self._nova("GET", f"/servers/{server_id}", SERVERS_MV)["server"]

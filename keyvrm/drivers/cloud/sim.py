@@ -136,6 +136,12 @@ class SimCloudDriver(base.CloudDriver):
         return [self._server(v) for v in self.region.vms.values()]
 
     @r.synchronized
+    def list_servers_on(self, host):
+        self.compute.check_api()
+        known = self.region.hosts.get(host)
+        return [self._server(v) for v in known.vms] if known is not None else []
+
+    @r.synchronized
     def get_server(self, server_id):
         self.compute.check_api()
         vm = self.region.vms.get(server_id)

@@ -27,10 +27,12 @@ class Dispatcher:
     def __init__(self, db):
         self.resources = type("Resources", (), {"db": db})()
         self.dispatched = []
+        self.stores = []
         self.pending = set()
 
     def dispatch(self, name, store):
         self.dispatched.append(name)
+        self.stores.append(store)
 
     def has_pending(self, name):
         return name in self.pending
@@ -133,15 +135,20 @@ def fast_engine(sqlite_db, clock, hosts=("h1", "h2")):
     return engine, services
 
 
-def test_fast_path_starts_a_cycle_when_a_compute_service_goes_down_and_once_only(sqlite_db):
+def test_fast_path_judges_a_host_whose_compute_service_goes_down_at_once_and_once_only(sqlite_db):
     clock = Clock(1000.0)
     engine, services = fast_engine(sqlite_db, clock)
     assert engine.watch_once() is False  # the first look learns the states
     services.down.add("h1")
     assert engine.watch_once() is True
-    assert engine.dispatcher.dispatched == ["master"]
-    assert engine.watch_once() is False  # still down: not again
-    assert engine.dispatcher.dispatched == ["master"]
+    assert engine.dispatcher.dispatched == ["fast"]
+    assert engine.dispatcher.stores[-1] == {"hosts": ["h1"]}
+    engine.dispatcher.pending.add("fast")
+    assert engine.watch_once() is False  # still down: not again; the region's cycle waits for the fast one
+    engine.dispatcher.pending.clear()
+    assert engine.watch_once() is True  # then the whole region catches up, once
+    assert engine.watch_once() is False
+    assert engine.dispatcher.dispatched == ["fast", "master"]
 
 
 def test_fast_path_starts_a_cycle_when_a_heartbeat_goes_stale(sqlite_db):
@@ -155,16 +162,18 @@ def test_fast_path_starts_a_cycle_when_a_heartbeat_goes_stale(sqlite_db):
     assert engine.watch_once() is True  # h2 is 31 s old: stale
 
 
-def test_a_failure_seen_while_a_master_flow_runs_starts_a_cycle_once_it_is_over(sqlite_db):
+def test_a_failure_seen_while_a_master_flow_runs_is_judged_at_once_and_the_next_cycle_waits(sqlite_db):
     clock = Clock(1000.0)
     engine, services = fast_engine(sqlite_db, clock)
     engine.watch_once()
     engine.dispatcher.pending.add("master")
     services.down.add("h2")
-    assert engine.watch_once() is False
+    assert engine.watch_once() is True
+    assert engine.dispatcher.dispatched == ["fast"]
+    assert engine.watch_once() is False  # the periodic cycle still runs
     engine.dispatcher.pending.clear()
     assert engine.watch_once() is True
-    assert engine.dispatcher.dispatched == ["master"]
+    assert engine.dispatcher.dispatched == ["fast", "master"]
 
 
 def test_fast_path_is_the_leaders_only(sqlite_db):

@@ -1,4 +1,4 @@
-"""Per-aggregate slices of a stored snapshot: snapshot_slices; outcomes indexed by run time (issue 24)
+"""Per-aggregate slices of a stored snapshot (snapshot_slices), its scope, outcomes indexed by run time (issue 24)
 
 Revision ID: 0006
 Revises: 0005
@@ -16,6 +16,8 @@ depends_on = None
 
 
 def upgrade():
+    with op.batch_alter_table('region_data') as batch:
+        batch.add_column(sa.Column('scope', sa.String(length=16), nullable=False, server_default='region'))
     op.create_table(
         'snapshot_slices',
         sa.Column('snapshot_id', sa.Integer(), sa.ForeignKey('region_data.id', ondelete='CASCADE'),

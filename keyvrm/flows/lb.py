@@ -99,22 +99,44 @@ class PlanBalancing(steps.FlowTask):
                                           recent_failures=failed, now_s=snapshot.taken_at,
                                           max_rejected_hosts=res.conf.max_rejected_hosts,
                                           heartbeat_stale_after_s=res.conf.heartbeat_stale_after_s)
-        state = "error" if plan.is_error else reasons.state_of(plan.reasons)
-        if not plan.moves and state == "healthy" and reasons.nothing_to_do(plan.reasons):
-            _record(res, cycle_id, aggregate, snapshot.taken_at, plan.reasons)
-            return []
-        event_id = events.open_event(res.db, cycle_id, aggregate, "LB", agg_config.marker, snapshot_id)
-        cap = res.conf.max_rejected_hosts
-        if not plan.moves:
-            events.complete_event(res.db, event_id, state, plan.reasons, max_rejected_hosts=cap)
-            return []
-        auto = app_config.lb_recommendations_auto_run
-        events.add_reasons(res.db, event_id, plan.reasons, status="generated", max_rejected_hosts=cap)
-        ids = recommend.create_recommendations(res.db, event_id, plan.moves, auto_run=auto)
-        db_api.set_event_status(res.db, event_id, "executing" if auto else "manual_action")
-        LOG.info("aggregate %s: %d live migration(s) recommended (%s)", aggregate, len(ids),
-                 "auto" if auto else "manual")
-        return ids
+        return record_plan(res, cycle_id, snapshot_id, snapshot.taken_at, plan, app_config, agg_config)
+
+
+def record_plan(res, cycle_id, snapshot_id, taken_at_s, plan, app_config, agg_config) -> list:
+    """Record an LB run's plan; the ids of its recommendations.
+
+    A plan with nothing to do is the cycle's outcome; any other is an event: with its
+    recommendations (``manual_action``, or ``created`` to run at once with
+    ``lb_recommendations_auto_run``), or completed in its state when it has none (an
+    error such as mixed HugePages, or hosts nothing could relieve).
+    """
+    aggregate = agg_config.name
+    state = "error" if plan.is_error else reasons.state_of(plan.reasons)
+    if not plan.moves and state == "healthy" and reasons.nothing_to_do(plan.reasons):
+        _record(res, cycle_id, aggregate, taken_at_s, plan.reasons)
+        return []
+    event_id = events.open_event(res.db, cycle_id, aggregate, "LB", agg_config.marker, snapshot_id)
+    cap = res.conf.max_rejected_hosts
+    if not plan.moves:
+        events.complete_event(res.db, event_id, state, plan.reasons, max_rejected_hosts=cap)
+        return []
+    auto = app_config.lb_recommendations_auto_run
+    events.add_reasons(res.db, event_id, plan.reasons, status="generated", max_rejected_hosts=cap)
+    ids = recommend.create_recommendations(res.db, event_id, plan.moves, auto_run=auto)
+    db_api.set_event_status(res.db, event_id, "executing" if auto else "manual_action")
+    LOG.info("aggregate %s: %d live migration(s) recommended (%s)", aggregate, len(ids),
+             "auto" if auto else "manual")
+    return ids
+
+
+def start_executors(res, recommendation_ids) -> list:
+    """Hand each auto recommendation (``created``) to an ExecutorFlow; the ids started."""
+    started = []
+    for rec_id in recommendation_ids:
+        if db_api.get_recommendation(res.db, rec_id)["status"] == "created":
+            res.dispatcher.dispatch("executor", {"recommendation_id": rec_id})
+            started.append(rec_id)
+    return started
 
 
 class StartExecutors(steps.FlowTask):
@@ -124,13 +146,7 @@ class StartExecutors(steps.FlowTask):
         super().__init__(resources, "lb_start_executors", provides="lb_dispatched")
 
     def execute(self, lb_recommendation_ids):
-        res = self.resources
-        started = []
-        for rec_id in lb_recommendation_ids:
-            if db_api.get_recommendation(res.db, rec_id)["status"] == "created":
-                res.dispatcher.dispatch("executor", {"recommendation_id": rec_id})
-                started.append(rec_id)
-        return started
+        return start_executors(self.resources, lb_recommendation_ids)
 
 
 def lb_tasks(resources) -> list:

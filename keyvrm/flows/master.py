@@ -27,6 +27,7 @@ from keyvrm.executor import runner
 from keyvrm.flows import context
 from keyvrm.flows import events
 from keyvrm.flows import harvest
+from keyvrm.flows import lb
 from keyvrm.flows import restore
 from keyvrm.flows import screen
 from keyvrm.flows import steps
@@ -128,6 +129,7 @@ class DispatchAggregates(steps.FlowTask):
     """Screen every aggregate; start the flows of those with something to do; provides what happened.
 
     ``fast_aggregates`` (the fast path's): only these aggregates, and HA only.
+    LB's plans are recorded here (``flows.lb.record_plan``), not in LBFlows.
     Provides ``{"flows": {aggregate: flow}, "not_processed": [why, ...], "quiet": n,
     "processed": n}``: the flow each acting aggregate was given, the reasons of the
     aggregates the gate stopped (NOOP, no marker, undeclared storage), how many runs were
@@ -185,13 +187,24 @@ class DispatchAggregates(steps.FlowTask):
         if ha_acts:
             return flow_of(decision)  # HA+LB decides LB after HA, in the flow
         if decision.run_lb:
-            outcome = screen.screen_lb(res.db, view, snapshot, agg, max_rejected_hosts=res.conf.max_rejected_hosts,
-                                       stale_after_s=stale_after_s)
-            if outcome is None:
+            found = screen.screen_lb(res.db, view, snapshot, agg, max_rejected_hosts=res.conf.max_rejected_hosts,
+                                     stale_after_s=stale_after_s)
+            if found.run_flow:
                 return "lb"
-            if outcome:
-                quiet.append(outcome)
+            if found.outcome is not None:
+                quiet.append(found.outcome)
+            if found.plan is not None:
+                self._record_plan(view, agg, snapshot, snapshot_id, found.plan)
         return None
+
+    def _record_plan(self, view, agg, snapshot, snapshot_id, plan):
+        """An LB plan's event and recommendations, auto ones started; its hosts and VMs busy from now on."""
+        res = self.resources
+        ids = lb.record_plan(res, view.cycle_id, snapshot_id, snapshot.taken_at, plan, view.app_config, agg)
+        lb.start_executors(res, ids)
+        moved_hosts = {h for move in plan.moves for h in (move.source, move.target) if h}
+        view.busy = m.BusySet(hosts=view.busy.hosts | moved_hosts,
+                              vms=view.busy.vms | {move.vm_id for move in plan.moves})
 
 
 class DispatchExecutors(steps.FlowTask):

@@ -8,10 +8,12 @@ the aggregate's slice -- HA detection (``planning.ha.detect_failures``), LB's pe
 (``planning.lb.lb_timing``) and LB's plan (``planning.lb.plan_balancing``) -- and
 records the outcome of a quiet run on the cycle at once, as the flow would have
 (``cycle_outcomes``: ``no_failure``, ``already_handled``, ``lb_too_early``,
-``no_overload``, ...). Only an aggregate with something to fence, evacuate, migrate or
-report (an alert, an error) gets its HA, LB or HA+LB flow, which decides again from the
-same slice, persisted and resumable as before. A re-run of the screening after a crash
-finds the outcomes it recorded and does not record them twice.
+``no_overload``, ...). An aggregate whose HA has something to fence, evacuate or report
+(an alert, an error) gets its HAFlow (HA+LB: with LB after HA), which decides again from
+the same slice, persisted and resumable as before. LB's plan is recorded at once (an
+event with its recommendations, which wait for an operator or run in ExecutorFlows): an
+LBFlow would only have planned again. A re-run of the screening after a crash finds the
+outcomes and events it recorded and does not record them twice.
 """
 
 from __future__ import annotations
@@ -95,26 +97,35 @@ def screen_ha(view: CycleView, snapshot, aggregate, *, stale_after_s, max_condem
     return outcome_of(aggregate, "HA", found, snapshot.taken_at)
 
 
-def screen_lb(db, view: CycleView, snapshot, agg_config, *, max_rejected_hosts, stale_after_s):
-    """None when LB has something to do on the aggregate (its flow runs), else the quiet outcome (False: recorded)."""
+@dataclasses.dataclass(frozen=True)
+class LBScreen:
+    """What screening found for LB: a quiet ``outcome``, a ``plan`` to record, or neither (decided before)."""
+
+    outcome: Optional[Outcome] = None
+    plan: Optional[object] = None  # planning.plan.Plan
+    run_flow: bool = False  # an LB event of this cycle exists already (a re-run): its flow decides
+
+
+def screen_lb(db, view: CycleView, snapshot, agg_config, *, max_rejected_hosts, stale_after_s) -> LBScreen:
+    """LB's run on the aggregate this cycle: too early or quiet (an outcome), or the plan it made."""
     aggregate = agg_config.name
     if (aggregate, "LB") in view.recorded:
-        return False
+        return LBScreen()
     if (aggregate, "LB") in view.with_events:
-        return None
+        return LBScreen(run_flow=True)
     now_s = snapshot.taken_at
     last_s = db_api.last_run_at(db, aggregate, "LB", skip_reason_codes=LB_NOT_RUN)
     timing = lb_planning.lb_timing(last_s, None, now_s, agg_config.lb_period)
     if not timing.due:
-        return outcome_of(aggregate, "LB", [reasons.lb_too_early(aggregate, timing.wait_s)], now_s,
-                          now_s + timing.wait_s)
+        return LBScreen(outcome=outcome_of(aggregate, "LB", [reasons.lb_too_early(aggregate, timing.wait_s)],
+                                           now_s, now_s + timing.wait_s))
     plan = lb_planning.plan_balancing(snapshot, view.app_config, agg_config, view.busy,
                                       recent_moves=view.recent_moves, recent_failures=view.recent_failures,
                                       now_s=now_s, max_rejected_hosts=max_rejected_hosts,
                                       heartbeat_stale_after_s=stale_after_s)
     quiet = not plan.moves and not plan.is_error and reasons.state_of(plan.reasons) == "healthy" \
         and reasons.nothing_to_do(plan.reasons)
-    return outcome_of(aggregate, "LB", plan.reasons, now_s) if quiet else None
+    return LBScreen(outcome=outcome_of(aggregate, "LB", plan.reasons, now_s)) if quiet else LBScreen(plan=plan)
 
 
 def record(db, cycle_id, outcomes) -> None:

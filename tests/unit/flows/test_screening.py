@@ -40,16 +40,19 @@ def test_quiet_aggregates_are_recorded_on_the_cycle_without_a_flow_of_their_own(
     assert db_api.list_events(emb.db) == []
 
 
-def test_an_aggregate_with_a_host_to_fence_or_a_host_to_relieve_gets_its_flow(make_region):
+def test_a_host_to_fence_gets_its_flow_and_a_host_to_relieve_its_recommendations_in_the_cycle(make_region):
     emb = make_region(regions.dies("cmp-00002", at="0m") + regions.overloads("cmp-00005"))
     emb.configure(app={"enabled": True},
                   aggregates={regions.HA_AGG: HA_ON, regions.LB_AGG: dict(regions.CPU_LB, marker="LB")})
     emb.advance(120.0)  # Nova sees cmp-00002 down, its heartbeat is stale, cmp-00005 is hot
     started = _count_flows(emb)
     _cycle(emb)
-    assert started.get("ha_lb") == 1 and started.get("lb") == 1
-    kinds = sorted((e["aggregate_name"], e["kind"]) for e in db_api.list_events(emb.db))
-    assert kinds == [(regions.HA_AGG, "HA"), (regions.LB_AGG, "LB")]
+    assert started.get("ha_lb") == 1 and "lb" not in started
+    kinds = sorted((e["aggregate_name"], e["kind"], e["status"]) for e in db_api.list_events(emb.db))
+    assert kinds == [(regions.HA_AGG, "HA", "completed"), (regions.LB_AGG, "LB", "manual_action")]
+    (lb_event,) = db_api.list_events(emb.db, kind="LB")
+    waiting = db_api.list_recommendations(emb.db, event_id=lb_event["id"])
+    assert waiting and {r["source_host"] for r in waiting} == {"cmp-00005"}
 
 
 def test_a_screening_run_again_after_a_crash_records_each_outcome_once(make_region):

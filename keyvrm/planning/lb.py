@@ -697,6 +697,9 @@ def _plan_balancing(snapshot, app_config, agg_config, busy, cooled, refused, unf
             continue
         balancer.add_source(source, causes[source])
     balancer.run()
+    tried = [n for n in worst if n in balancer.sources]
+    if tried and not balancer.moves:  # what this run found first: LB is stuck, not healthy
+        found.insert(0, reasons.lb_no_target(aggregate, len(tried)))
     moved_from = {mv.source for mv in balancer.moves}
     explained = [balancer.explain(balancer.sources[n]) for n in worst
                  if n in balancer.sources and n not in moved_from]

@@ -40,6 +40,7 @@ FILTER_INPUT_UNKNOWN = "filter_input_unknown"  # info: a check passed hosts on a
 HA_ACTED = "ha_acted"  # HA+LB: LB skipped in a cycle where HA recommended evacuations
 ENGINE_LOST_DATABASE = "engine_lost_database"  # the sweep settled work whose flow was lost
 SOURCE_FAILED = "source_failed"  # LB: Nova or Placement failed this cycle, nothing planned
+LB_NO_TARGET = "lb_no_target"  # LB found overloaded hosts and could relieve none of them
 # Capacity codes (keyvrm.scheduling.capacity) are reasons too:
 # cpu_depleted, ram_depleted, hugepages_depleted, no_inventory, quota_exceeded,
 # no_online_hypervisor, vm_not_on_expected_host.
@@ -52,7 +53,7 @@ NOTHING_TO_DO_CODES = frozenset({LB_TOO_EARLY, HA_ACTED, NO_OVERLOAD, NO_FAILURE
                                  FILTER_INPUT_UNKNOWN, SOURCE_FAILED})
 # Alerts: nothing was done, but an operator should look (the event ends at least ``warning``).
 WARNING_CODES = frozenset({HOST_ALIVE_SERVICE_DOWN, HEARTBEAT_PATH_BROKEN, INSUFFICIENT_EVIDENCE,
-                           ENGINE_LOST_DATABASE})
+                           ENGINE_LOST_DATABASE, LB_NO_TARGET})
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -327,3 +328,9 @@ def ha_acted(aggregate: str, evacuations: int) -> Reason:
     """HA+LB: HA recommended evacuations this cycle, so LB does not run (SPEC 3 step 6)."""
     return Reason(HA_ACTED, "aggregate %s: HA recommended %d evacuation(s) this cycle; LB skipped"
                   % (aggregate, evacuations))
+
+
+def lb_no_target(aggregate: str, overloaded: int) -> Reason:
+    """LB found overloaded hosts it could act on and moved nothing: a stuck LB, never a healthy run."""
+    return Reason(LB_NO_TARGET, "LB could not act on aggregate %s: %d overloaded host(s), no VM of them has a "
+                  "target (the no-target entries say which check refused each host)" % (aggregate, overloaded))

@@ -1181,7 +1181,7 @@ def record_cycle_outcomes(db, cycle_id, outcomes):
     An outcome the cycle already holds for the same aggregate and kind is left as it is.
     """
     for outcome in outcomes:
-        _check_choice("kind", outcome["kind"], models.EVENT_KINDS)
+        _check_choice("kind", outcome["kind"], models.OUTCOME_KINDS)
     if not outcomes:
         return
     with db.writer() as session:
@@ -1190,6 +1190,38 @@ def record_cycle_outcomes(db, cycle_id, outcomes):
         new = [dict(o, cycle_id=cycle_id) for o in outcomes if (o["aggregate_name"], o["kind"]) not in have]
         if new:
             session.execute(sa.insert(models.CycleOutcome), new)
+
+
+# How many of the newest finished cycles ``latest_outcome`` looks through for an aggregate
+# (a periodic cycle judges every aggregate; fast-path cycles only a few).
+_OUTCOME_LOOKBACK = 50
+
+
+def latest_outcome(db, aggregate_name):
+    """An aggregate's own latest outcome: what the newest finished cycle that judged it decided, and why.
+
+    ``{cycle_id, cycle_status, finished_at, outcomes: [...], events: [...]}`` with the
+    aggregate's no-op outcomes and the events its runs opened in that cycle; None when
+    none of the newest finished cycles judged it. A cycle still running is never used.
+    """
+    finished = sa.select(models.Cycle.id).where(models.Cycle.status.in_(("completed", "skipped"))).order_by(
+        models.Cycle.id.desc()).limit(_OUTCOME_LOOKBACK).scalar_subquery()
+    with db.reader() as session:
+        by_outcome = session.execute(sa.select(sa.func.max(models.CycleOutcome.cycle_id)).where(
+            models.CycleOutcome.aggregate_name == aggregate_name,
+            models.CycleOutcome.cycle_id.in_(finished))).scalar()
+        by_event = session.execute(sa.select(sa.func.max(models.Event.cycle_id)).where(
+            models.Event.aggregate_name == aggregate_name, models.Event.cycle_id.in_(finished))).scalar()
+        cycle_id = max((c for c in (by_outcome, by_event) if c is not None), default=None)
+        if cycle_id is None:
+            return None
+        cycle = session.get(models.Cycle, cycle_id)
+        outcomes = [o for o in _cycle_outcomes(session, cycle_id) if o["aggregate_name"] == aggregate_name]
+        events = [_event_dict(row) for row in session.execute(sa.select(models.Event).where(
+            models.Event.cycle_id == cycle_id, models.Event.aggregate_name == aggregate_name).order_by(
+            models.Event.created_at, models.Event.id)).scalars()]
+        return dict(cycle_id=cycle_id, cycle_status=cycle.status, finished_at=cycle.finished_at,
+                    outcomes=outcomes, events=events)
 
 
 def get_cycle_outcome(db, cycle_id, aggregate_name, kind):

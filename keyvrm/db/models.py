@@ -15,6 +15,9 @@ from keyvrm.model import settings
 EVENT_STATUSES = ("created", "generating", "generated", "manual_action", "executing", "completed")
 EVENT_STATES = ("healthy", "warning", "error")
 EVENT_KINDS = ("HA", "LB")
+# A cycle outcome is an HA or LB run, or NOOP: the aggregate was not processed (NOOP, no marker,
+# KeyVRM disabled, HA without a declared storage mode), with that reason.
+OUTCOME_KINDS = EVENT_KINDS + ("NOOP",)
 RECOMMENDATION_ACTIONS = ("evacuate", "live_migrate", "stop")
 RECOMMENDATION_STATUSES = ("created", "manual_action", "running", "succeeded", "failed",
                            "cancelled")
@@ -187,7 +190,9 @@ class CycleOutcome(Base):
     """What an aggregate's HA or LB run found in a cycle when it had nothing to do (no event).
 
     ``lb_too_early``, ``no_overload``, ``no_failure``, ``already_handled``, ``ha_acted``: kept on
-    the cycle so the aggregate's event history holds only runs that acted or failed.
+    the cycle so the aggregate's event history holds only runs that acted or failed. Kind
+    ``NOOP``: the aggregate was not processed, and why (``noop``, ``no_marker``, ``disabled``,
+    ``storage_undeclared``); so every aggregate has its own outcome or event in every cycle.
     """
 
     __tablename__ = "cycle_outcomes"

@@ -75,16 +75,20 @@ class StartCycle(steps.FlowTask):
 
 
 class ReadConfig(steps.FlowTask):
-    """Whether KeyVRM is enabled; a disabled cycle is recorded as skipped with the reason."""
+    """Whether KeyVRM is enabled; a disabled cycle is recorded as skipped, each aggregate's outcome saying so."""
 
     def __init__(self, resources):
         super().__init__(resources, "read_config", provides="enabled")
 
     def execute(self, cycle_id):
-        if db_api.get_app_config(self.resources.db).enabled:
+        db = self.resources.db
+        if db_api.get_app_config(db).enabled:
             return True
         reason = reasons.disabled()
-        db_api.finish_cycle(self.resources.db, cycle_id, "skipped", reason_code=reason.code, reason=reason.message)
+        now_s = self.resources.clock.time()
+        screen.record(db, cycle_id, [screen.outcome_of(record.config.name, "NOOP", [reason], now_s)
+                                     for record in db_api.list_aggregates(db)])
+        db_api.finish_cycle(db, cycle_id, "skipped", reason_code=reason.code, reason=reason.message)
         LOG.info("cycle %s skipped: %s", cycle_id, reason.message)
         return False
 
@@ -172,10 +176,14 @@ class DispatchAggregates(steps.FlowTask):
 
     def _screen(self, view, decision, agg, snapshot_id, quiet):
         """The flow ``agg`` needs this cycle (None: none); quiet outcomes are appended to ``quiet``."""
-        if not (decision.run_ha or decision.run_lb):
-            return None
         res = self.resources
         snapshot = context.load_slice(res.db, snapshot_id, agg.name)
+        if decision.reason is not None:  # not processed, or HA not (HA+LB without a storage mode)
+            kind = "HA" if decision.run_lb else "NOOP"
+            if (agg.name, kind) not in view.recorded:
+                quiet.append(screen.outcome_of(agg.name, kind, [decision.reason], snapshot.taken_at))
+        if not (decision.run_ha or decision.run_lb):
+            return None
         stale_after_s = res.conf.heartbeat_stale_after_s
         ha_acts = False
         if decision.run_ha:

@@ -28,7 +28,10 @@ def list_cycles(call):
 def show_cycle(call, cycle_id):
     """One cycle with its reason, the number of events it created and its aggregates' no-op outcomes."""
     ident = ids.parse_id(cycle_id, lambda v: exception.NotFound(f"cycle {v} not found"))
-    return {"cycle": db_api.get_cycle_summary(call.db, ident)}
+    cycle = db_api.get_cycle_summary(call.db, ident)
+    # API 1.0 lists the HA and LB runs' outcomes only, not why an aggregate was not processed
+    cycle["outcomes"] = [o for o in cycle["outcomes"] if o["kind"] in models.EVENT_KINDS]
+    return {"cycle": cycle}
 
 
 def request_cycle(call):

@@ -66,4 +66,39 @@ def test_a_screening_run_again_after_a_crash_records_each_outcome_once(make_regi
     snapshot_id = db_api.page_cycles(emb.db, 1)[0]["snapshot_id"]
     again = task.execute(True, cycle_id, snapshot_id, [], [])
     assert again["flows"] == {} and started == {}
-    assert db_api.list_cycle_outcomes(emb.db, cycle_id) == before and len(before) == 2
+    assert db_api.list_cycle_outcomes(emb.db, cycle_id) == before and len(before) == 3
+
+
+def test_every_aggregate_has_its_own_outcome_in_every_cycle_also_when_not_processed(make_region):
+    emb = make_region()
+    emb.configure(app={"enabled": True}, aggregates={
+        regions.HA_AGG: {"marker": "HA", "no_op_mode": False},  # storage mode undeclared: HA does not run
+        regions.LB_AGG: {"marker": "LB", "no_op_mode": True, "no_op_reason": "maintenance CHG-42"}})
+    _cycle(emb)
+    emb.configure(app={"enabled": False})
+    _cycle(emb)
+    first, second = sorted(c["id"] for c in db_api.page_cycles(emb.db, 2))
+    assert {(o["aggregate_name"], o["kind"], o["reason_code"]) for o in db_api.list_cycle_outcomes(emb.db, first)} \
+        == {(regions.HA_AGG, "NOOP", "storage_undeclared"), (regions.LB_AGG, "NOOP", "noop")}
+    assert {(o["aggregate_name"], o["reason_code"]) for o in db_api.list_cycle_outcomes(emb.db, second)} \
+        == {(regions.HA_AGG, "disabled"), (regions.LB_AGG, "disabled")}
+    noop = next(o for o in db_api.list_cycle_outcomes(emb.db, first) if o["aggregate_name"] == regions.LB_AGG)
+    assert "maintenance CHG-42" in noop["reason"]
+
+
+def test_an_aggregates_latest_outcome_is_its_own_from_the_newest_finished_cycle(make_region):
+    emb = make_region()
+    emb.configure(app={"enabled": True}, aggregates={regions.HA_AGG: HA_ON})
+    _cycle(emb)
+    finished = db_api.page_cycles(emb.db, 1)[0]["id"]
+    running = db_api.start_cycle(emb.db)  # a cycle still running has recorded agg-002's outcome already
+    db_api.record_cycle_outcomes(emb.db, running, [dict(
+        aggregate_name=regions.LB_AGG, kind="NOOP", reason_code="noop", reason="[noop] from the running cycle",
+        ran_at=db_api.utcnow())])
+    mine = db_api.latest_outcome(emb.db, regions.HA_AGG)
+    theirs = db_api.latest_outcome(emb.db, regions.LB_AGG)
+    assert mine["cycle_id"] == theirs["cycle_id"] == finished
+    assert {(o["aggregate_name"], o["kind"], o["reason_code"]) for o in mine["outcomes"]} == {
+        (regions.HA_AGG, "HA", "no_failure"), (regions.HA_AGG, "LB", "no_overload")}
+    assert [(o["kind"], o["reason_code"]) for o in theirs["outcomes"]] == [("NOOP", "no_marker")]
+    assert db_api.latest_outcome(emb.db, "agg-unknown") is None

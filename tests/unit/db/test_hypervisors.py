@@ -1,5 +1,7 @@
 """Hosts as rows (keyvrm.db.hypervisors) on SQLite: what harvest writes, and the pages, filters and loads read back."""
 
+import datetime
+
 import pytest
 import sqlalchemy as sa
 
@@ -209,3 +211,14 @@ def test_an_aggregates_hosts_come_in_its_own_order_then_those_it_does_not_list_b
 def test_before_the_first_snapshot_there_are_no_hosts(sqlite_db):
     assert hypervisors_db.list_aggregate_hosts(sqlite_db, "agg-a") == hypervisors_db.AggregateHosts(None, None, ())
     assert hypervisors_db.page_hypervisors(sqlite_db, 10) == []
+
+
+def test_restoring_needs_a_host_nova_lists_or_keyvrm_holds(sqlite_db):
+    _held_region(sqlite_db)
+    with pytest.raises(exception.NotFound):
+        db_api.request_hypervisor_restore(sqlite_db, "h03", "admin")
+    with pytest.raises(exception.Conflict):
+        db_api.request_hypervisor_restore(sqlite_db, "h04", "admin")  # listed, KeyVRM holds no state
+    restored = db_api.request_hypervisor_restore(sqlite_db, "h09", "admin")  # held only
+    assert (restored["state"], restored["seen_at"]) == ("restoring", None)
+    assert isinstance(restored["state_since"], datetime.datetime)

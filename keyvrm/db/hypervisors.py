@@ -13,6 +13,7 @@ from typing import Optional
 
 import sqlalchemy as sa
 
+from keyvrm.db import bulk
 from keyvrm.db import models
 from keyvrm import exception
 
@@ -66,8 +67,9 @@ def replace_hypervisors(db, snapshot_id, snapshot) -> int:
     A snapshot without hosts (Nova did not answer) leaves the current rows: the API shows
     the newest snapshot that has hosts. Rows of a newer snapshot are never replaced by an
     older one's (0 written). Every row is replaced in one transaction, in bulk (two
-    DELETEs, two multi-row INSERTs); on PostgreSQL the table is locked against another
-    writer while readers go on reading the previous rows until the commit. A host listed
+    DELETEs, then ``keyvrm.db.bulk``: COPY on PostgreSQL); on PostgreSQL the table is
+    locked against another writer while readers go on reading the previous rows until
+    the commit. A host listed
     twice is written once (its last entry).
     """
     if not snapshot.hypervisors:
@@ -85,9 +87,8 @@ def replace_hypervisors(db, snapshot_id, snapshot) -> int:
             return 0
         session.execute(sa.delete(HA))
         session.execute(sa.delete(H))
-        session.execute(sa.insert(H), rows)
-        if memberships:
-            session.execute(sa.insert(HA), memberships)
+        bulk.insert_rows(session, H.__table__, rows)
+        bulk.insert_rows(session, HA.__table__, memberships)
     return len(rows)
 
 

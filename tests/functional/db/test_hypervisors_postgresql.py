@@ -14,6 +14,7 @@ from keyvrm.harvest import assemble
 from keyvrm.harvest.sources import sources_for_sim
 from keyvrm.harvest import store
 from keyvrm.model import settings
+from keyvrm.model import snapshot as m
 from keyvrm.simulator import faults
 from keyvrm.simulator import generator
 from keyvrm.simulator import region as r
@@ -117,3 +118,21 @@ def test_concurrent_writers_leave_the_newest_snapshots_rows_whole(pg_db, pg_url)
         assert sorted(hosts) == sorted(h.name for h in newer.hypervisors)
         assert {row.snapshot_id for row in hosts.values()} == {ids[1]}
         assert {host for host, _ in memberships} == set(hosts)
+
+
+def test_text_with_tabs_newlines_backslashes_and_quotes_round_trips_through_copy(pg_db):
+    reason = 'fenced\tby "ipmi"\nat 10:00 \\ rack\r2, ünïcode \\N'
+    aggregate = 'agg\t"quoted" \\ \\N ü'
+    service = m.ComputeService("cmp\\1", state="down", status="disabled", forced_down=True, disabled_reason=reason)
+    hyper = m.Hypervisor("cmp\\1", "az 1\t", (aggregate, "agg-2"), service=service,
+                         metrics=m.HostMetrics(cpu_pct=1e-9, ram_pct=99.99999999999, net_pct=0.0))
+    snapshot = m.RegionSnapshot(region="r", taken_at=1764583200.123456, hypervisors=(hyper,),
+                                aggregates=(m.Aggregate(aggregate, 1, hosts=("cmp\\1",)),))
+    snapshot_id = _store(pg_db, snapshot)
+    shown = hypervisors_db.get_hypervisor(pg_db, "cmp\\1")
+    assert (shown["availability_zone"], shown["aggregates"], shown["service"]["disabled_reason"]) == (
+        "az 1\t", [aggregate, "agg-2"], reason)
+    assert (shown["snapshot_id"], shown["seen_at"]) == (snapshot_id, models.as_stored_time(1764583200.123456))
+    [load] = hypervisors_db.list_aggregate_hosts(pg_db, aggregate).hosts
+    assert (load.host, load.cpu_pct, load.ram_pct, load.net_pct, load.hugepages_pct) == (
+        "cmp\\1", 1e-9, 99.99999999999, 0.0, None)

@@ -1,6 +1,5 @@
 """Hosts as rows on PostgreSQL: harvest's store writes them, the API pages them, concurrent writers keep the newest."""
 
-import dataclasses
 import urllib.parse
 
 import sqlalchemy as sa
@@ -28,6 +27,13 @@ def _region():
 
 def _harvest(region):
     return assemble.harvest(sources_for_sim(simulated.for_region(region)), settings.AppConfig(), now_s=region.now)
+
+
+def _later(snapshot, seconds, hypervisors):
+    """``snapshot`` taken ``seconds`` later with only ``hypervisors`` (and every VM, aggregate and source)."""
+    return m.RegionSnapshot(region=snapshot.region, taken_at=snapshot.taken_at + seconds,
+                            aggregates=snapshot.aggregates, hypervisors=hypervisors, vms=snapshot.vms,
+                            sources=snapshot.sources)
 
 
 def _store(db, snapshot):
@@ -74,7 +80,7 @@ def test_harvest_writes_one_row_per_host_of_the_newest_snapshot_with_hosts(pg_db
     assert {name: row.vm_count for name, row in hosts.items()} == on_host
     assert memberships == sorted((h.name, a) for h in first.hypervisors for a in h.aggregates)
 
-    fewer = dataclasses.replace(first, taken_at=first.taken_at + 120, hypervisors=first.hypervisors[10:])
+    fewer = _later(first, 120, first.hypervisors[10:])
     fewer_id = _store(pg_db, fewer)
     hosts, memberships = _rows(pg_db)
     assert sorted(hosts) == sorted(h.name for h in fewer.hypervisors)
@@ -109,7 +115,7 @@ def test_the_api_pages_hosts_by_name_with_keyvrms_state(pg_db):
 def test_concurrent_writers_leave_the_newest_snapshots_rows_whole(pg_db, pg_url):
     region = _region()
     older = _harvest(region)
-    newer = dataclasses.replace(older, taken_at=older.taken_at + 60, hypervisors=older.hypervisors[5:])
+    newer = _later(older, 60, older.hypervisors[5:])
     ids = [db_api.store_snapshot(pg_db, s, keep_count=5) for s in (older, newer)]
     for _ in range(5):
         written = race.race(pg_url, lambda db, i: hypervisors_db.replace_hypervisors(db, ids[i], (older, newer)[i]), 2)

@@ -4,7 +4,6 @@ A bad value raises ``InvalidField`` naming the field before anything is written;
 public function runs in a single transaction, so a failure leaves nothing half-written.
 """
 
-import collections
 import dataclasses
 import datetime
 import threading
@@ -14,6 +13,7 @@ from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
 import sqlalchemy as sa
 
+from keyvrm.db import hypervisors
 from keyvrm.db import models
 from keyvrm.db import sqlite
 from keyvrm import exception
@@ -1289,105 +1289,7 @@ def force_unlock_vm(db, vm_id, unlocked_by):
         return was_locked
 
 
-# --- hypervisors as operators see them ------------------------------------------------------
-
-# Decoded snapshots by (database, id, time): a stored snapshot never changes, and decoding one of a
-# 10k-VM region costs ~0.5 s, which every hypervisor read would otherwise pay.
-_DECODED_KEEP = 2
-_decoded = collections.OrderedDict()
-_decoded_lock = threading.Lock()
-
-
-def _latest_snapshot(session):
-    """(id, taken_at, snapshot) of the newest snapshot that has hosts: a Nova outage leaves one without."""
-    found = session.execute(sa.select(models.RegionData.id, models.RegionData.taken_at)
-                            .where(models.RegionData.hypervisor_count > 0)
-                            .order_by(models.RegionData.id.desc()).limit(1)).one_or_none()
-    if found is None:
-        return None, None, None
-    # taken_at too: a database recreated at the same URL (the demo's) numbers its snapshots anew
-    key = (session.get_bind().url.render_as_string(hide_password=True), found.id, found.taken_at)
-    with _decoded_lock:
-        snap = _decoded.get(key)
-        if snap is not None:
-            _decoded.move_to_end(key)
-            return found.id, found.taken_at, snap
-    snap = _whole_snapshot(session, session.get(models.RegionData, found.id))
-    with _decoded_lock:
-        _decoded[key] = snap
-        while len(_decoded) > _DECODED_KEEP:
-            _decoded.popitem(last=False)
-    return found.id, found.taken_at, snap
-
-
-def _fencing_summary(records):
-    """The fencing record as the API shows it: fencer, confirmed, message and times (never a secret)."""
-    keep = ("fencer", "confirmed", "message", "started_at", "finished_at")
-    return [{k: r.get(k) for k in keep} for r in records or () if isinstance(r, dict)]
-
-
-def _hypervisor_dict(host, state_row, seen, snapshot_id, taken_at):
-    values = dict(host=host, state="ok", state_since=None, reason=None, event_id=None, fenced_at=None,
-                  fencing=[], availability_zone=None, aggregates=[], service=None,
-                  snapshot_id=snapshot_id, seen_at=taken_at if seen is not None else None)
-    if state_row is not None:
-        values.update(state=state_row.state, state_since=state_row.state_since, reason=state_row.reason,
-                      event_id=state_row.event_id, fenced_at=state_row.fenced_at,
-                      fencing=_fencing_summary(state_row.fencing))
-    if seen is not None:
-        values.update(availability_zone=seen.availability_zone, aggregates=list(seen.aggregates))
-        if seen.service is not None:
-            service = seen.service
-            values["service"] = dict(state=service.state, status=service.status,
-                                     forced_down=service.forced_down, disabled_reason=service.disabled_reason)
-    values["restorable"] = values["state"] in models.HYPERVISOR_RESTORABLE_STATES
-    return values
-
-
-def get_aggregate_with_latest_snapshot(db, name):
-    """(aggregate config, snapshot id, taken_at, snapshot) for judging an aggregate's load now.
-
-    The snapshot is the newest one with hosts, decoded once per process (the cache
-    ``list_hypervisors`` uses); id, taken_at and snapshot are None before the first one.
-    ``NotFound`` if KeyVRM never saw the aggregate.
-    """
-    with db.reader() as session:
-        config = _aggregate_config_from_row(_aggregate_row(session, name))
-        snapshot_id, taken_at, snap = _latest_snapshot(session)
-    return config, snapshot_id, taken_at, snap
-
-
-def list_hypervisors(db, state=None, aggregate=None):
-    """Every host of the newest snapshot with hosts and every host KeyVRM holds a state for, by name.
-
-    Each: KeyVRM's state with since/why/event and fencing record, and, from the newest
-    snapshot, the host's AZ, aggregates and compute service as Nova showed them.
-    """
-    if state is not None:
-        _check_choice("state", state, models.HYPERVISOR_STATES)
-    with db.reader() as session:
-        snapshot_id, taken_at, snap = _latest_snapshot(session)
-        rows = {r.host: r for r in session.execute(sa.select(models.HypervisorState)).scalars()}
-    seen = {h.name: h for h in snap.hypervisors} if snap is not None else {}
-    items = [_hypervisor_dict(host, rows.get(host), seen.get(host), snapshot_id, taken_at)
-             for host in sorted(set(seen) | set(rows))]
-    if state is not None:
-        items = [i for i in items if i["state"] == state]
-    if aggregate is not None:
-        items = [i for i in items if aggregate in i["aggregates"]]
-    return items
-
-
-def get_hypervisor(db, host):
-    """One host as ``list_hypervisors`` shows it; ``NotFound`` if neither Nova nor KeyVRM knows it."""
-    with db.reader() as session:
-        snapshot_id, taken_at, snap = _latest_snapshot(session)
-        row = session.get(models.HypervisorState, host)
-    seen = next((h for h in snap.hypervisors if h.name == host), None) if snap is not None else None
-    if row is None and seen is None:
-        raise exception.NotFound(f"hypervisor {host} not found")
-    return _hypervisor_dict(host, row, seen, snapshot_id, taken_at)
-
+# --- hypervisors returned to service (their reads as operators see them: keyvrm.db.hypervisors) ---
 
 def request_hypervisor_restore(db, host, requested_by, request_id=None):
     """Mark a fenced/maintenance/error host ``restoring`` for the engine to return to service; audited.
@@ -1395,14 +1297,14 @@ def request_hypervisor_restore(db, host, requested_by, request_id=None):
     The host's row is read under a row lock (``SELECT ... FOR UPDATE``) and changed with
     its audit row in the same transaction: of concurrent requests exactly one succeeds;
     the others, and a request for a host in any other state, get ``Conflict`` naming the
-    state. ``NotFound`` if neither the newest snapshot nor KeyVRM knows the host.
+    state. ``NotFound`` if neither the newest snapshot with hosts (its ``hypervisors`` row)
+    nor KeyVRM knows the host.
     """
     with db.writer() as session:
         row = session.execute(sa.select(models.HypervisorState).where(models.HypervisorState.host == host)
                               .with_for_update()).scalar_one_or_none()
         if row is None:
-            _, _, snap = _latest_snapshot(session)
-            if snap is None or all(h.name != host for h in snap.hypervisors):
+            if session.get(models.Hypervisor, host) is None:
                 raise exception.NotFound(f"hypervisor {host} not found")
             raise exception.Conflict(f"hypervisor {host} is ok: KeyVRM has not taken it out of service",
                                      code="hypervisor_not_restorable")
@@ -1415,7 +1317,7 @@ def request_hypervisor_restore(db, host, requested_by, request_id=None):
                                        changed_by=requested_by, request_id=request_id))
         row.state, row.state_since = "restoring", db.now()
         row.reason = f"return to service requested by {requested_by}"
-    return get_hypervisor(db, host)
+    return hypervisors.get_hypervisor(db, host)
 
 
 def list_hypervisors_restoring(db):

@@ -171,6 +171,48 @@ class SnapshotSlice(Base):
     data = sa.Column(sa.LargeBinary, nullable=False)
 
 
+class Hypervisor(Base):
+    """One host as the newest snapshot with hosts saw it: what the API lists, filters and pages in SQL.
+
+    Harvest replaces every row when it stores a snapshot that has hosts; a row goes with
+    its snapshot when retention removes that (as the snapshot's hosts did before). The
+    service columns are null when Nova reported no compute service for the host; a
+    metric is null when the TSDB did not return it.
+    """
+
+    __tablename__ = "hypervisors"
+    __table_args__ = (sa.Index("hypervisors_snapshot_idx", "snapshot_id"),)
+
+    name = sa.Column(sa.String(255), primary_key=True)
+    snapshot_id = sa.Column(sa.Integer, sa.ForeignKey("region_data.id", ondelete="CASCADE"), nullable=False)
+    taken_at = sa.Column(sa.DateTime, nullable=False)
+    availability_zone = sa.Column(sa.String(255))
+    aggregates = sa.Column(sa.JSON, nullable=False)  # the host's aggregates as Nova lists them
+    service_state = sa.Column(sa.String(16))
+    service_status = sa.Column(sa.String(16))
+    service_forced_down = sa.Column(sa.Boolean)
+    service_disabled_reason = sa.Column(sa.Text)
+    service_updated_at = sa.Column(sa.DateTime)
+    cpu_pct = sa.Column(sa.Float)
+    ram_pct = sa.Column(sa.Float)
+    net_pct = sa.Column(sa.Float)
+    hugepages_pct = sa.Column(sa.Float)
+    has_hugepages = sa.Column(sa.Boolean, nullable=False)
+    vm_count = sa.Column(sa.Integer, nullable=False)
+    heartbeat_at = sa.Column(sa.DateTime)
+
+
+class HypervisorAggregate(Base):
+    """A host's membership of an aggregate, at its position in the aggregate's host list: the SQL index by aggregate."""
+
+    __tablename__ = "hypervisor_aggregates"
+    __table_args__ = (sa.Index("hypervisor_aggregates_aggregate_idx", "aggregate", "position"),)
+
+    host = sa.Column(sa.String(255), sa.ForeignKey("hypervisors.name", ondelete="CASCADE"), primary_key=True)
+    aggregate = sa.Column(sa.String(255), primary_key=True)
+    position = sa.Column(sa.Integer, nullable=False)
+
+
 class Cycle(Base):
     """One MasterFlow run: done, skipped (and why) or failed."""
 

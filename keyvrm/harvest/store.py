@@ -1,4 +1,4 @@
-"""Store a harvested snapshot (compressed, with retention) and make aggregate_config follow Nova."""
+"""Store a harvested snapshot (compressed, with retention), its hosts as rows, and make aggregate_config follow Nova."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import datetime
 from oslo_log import log as logging
 
 from keyvrm.db import api as db_api
+from keyvrm.db import hypervisors as hypervisors_db
 from keyvrm.model import snapshot as m
 
 LOG = logging.getLogger(__name__)
@@ -16,8 +17,10 @@ NO_SYNC = db_api.AggregateSync((), (), ())
 
 def store_and_sync(db, snapshot: m.RegionSnapshot, *, keep_count: int, keep_days: int,
                    now_s: float, slicer=None):
-    """Store ``snapshot`` in region_data and sync aggregates; returns (snapshot id, AggregateSync).
+    """Store ``snapshot`` in region_data, its hosts as the current hypervisors, and sync aggregates.
 
+    Returns (snapshot id, AggregateSync). The host rows are what the API lists; a snapshot
+    without hosts (Nova down) leaves the previous ones (``hypervisors_db.replace_hypervisors``).
     Retention: the newest ``keep_count`` snapshots are kept, and none older than
     ``keep_days`` days (0: by count only). Aggregates are synced only when Nova answered
     this cycle: a failed read must not mark every aggregate deleted (then the returned
@@ -25,6 +28,7 @@ def store_and_sync(db, snapshot: m.RegionSnapshot, *, keep_count: int, keep_days
     """
     now = datetime.datetime.fromtimestamp(now_s, datetime.timezone.utc).replace(tzinfo=None)
     snapshot_id = db_api.store_snapshot(db, snapshot, keep_count, keep_days, now=now, slicer=slicer)
+    hypervisors_db.replace_hypervisors(db, snapshot_id, snapshot)
     if not snapshot.source_ok(m.SOURCE_NOVA):
         LOG.warning("aggregates not synced: Nova did not answer this cycle (%s)",
                     snapshot.sources.get(m.SOURCE_NOVA))

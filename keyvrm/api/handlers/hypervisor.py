@@ -4,6 +4,7 @@ from keyvrm.api import paging
 from keyvrm.api import route
 from keyvrm.api.schemas import hypervisor as schema
 from keyvrm.db import api as db_api
+from keyvrm.db import hypervisors as hypervisors_db
 from keyvrm.db import models
 from keyvrm.policies import hypervisor as policy
 
@@ -16,16 +17,14 @@ def list_hypervisors(call):
     """One page of hosts by name: the newest snapshot's hosts and every host KeyVRM holds a state for."""
     q = call.query
     limit = paging.page_size(call, q)
-    items = db_api.list_hypervisors(call.db, state=q.get("state"), aggregate=q.get("aggregate"))
-    marker = q.get("marker")
-    if marker is not None:
-        items = [i for i in items if i["host"] > marker]
-    return paging.collection(call, "hypervisors", items[:limit], limit, lambda i: i["host"])
+    items = hypervisors_db.page_hypervisors(call.db, limit, marker=q.get("marker"), state=q.get("state"),
+                                            aggregate=q.get("aggregate"))
+    return paging.collection(call, "hypervisors", items, limit, lambda i: i["host"])
 
 
 def show_hypervisor(call, host):
     """One host's KeyVRM state, fencing record and compute service."""
-    return {"hypervisor": db_api.get_hypervisor(call.db, host)}
+    return {"hypervisor": hypervisors_db.get_hypervisor(call.db, host)}
 
 
 def restore_hypervisor(call, host):

@@ -9,6 +9,7 @@ from oslo_middleware import opts as middleware_opts
 from keyvrm.api import app as api_app
 from keyvrm import conf as keyvrm_conf
 from keyvrm.db import api as db_api
+from keyvrm.db import hypervisors as hypervisors_db
 from keyvrm.db import models
 from keyvrm.model import snapshot as m
 
@@ -47,6 +48,13 @@ def loaded_snapshot():
     return m.replace(base, taken_at=base.taken_at + 60, hypervisors=(hot, partial), vms=vms)
 
 
+def store(db, snap):
+    """Store ``snap`` as harvest does: its region_data row and its hosts' rows; returns its id."""
+    snapshot_id = db_api.store_snapshot(db, snap, keep_count=10)
+    hypervisors_db.replace_hypervisors(db, snapshot_id, snap)
+    return snapshot_id
+
+
 def seed(db):
     """Write the fixed state into a migrated, empty ``db``."""
     db_api.sync_aggregates(db, [m.Aggregate("agg-a", 1, None, "az1"), m.Aggregate("agg-b", 2, None, "az1"),
@@ -55,7 +63,7 @@ def seed(db):
                                 m.Aggregate("agg-c", 3, None, "az2")])
     db_api.update_aggregate_config(db, "agg-a", {"marker": "HA", "no_op_mode": False}, "seed")
     db_api.update_aggregate_config(db, "agg-b", {"marker": "LB"}, "seed")
-    snapshot_id = db_api.store_snapshot(db, snapshot(), keep_count=10)
+    snapshot_id = store(db, snapshot())
     with db.writer() as session:
         done = models.Cycle(status="completed", snapshot_id=snapshot_id, started_at=_at(0), finished_at=_at(1))
         session.add(done)

@@ -17,7 +17,7 @@ def test_hosts_are_scored_and_judged_with_the_aggregate_settings(noauth_app, see
     settings = {"lb_weights": {"cpu": 1, "ram": 1, "net": 0}, "lb_overload_threshold": 80,
                 "lb_target_max_load": 70, "lb_ceilings": {"cpu": 85}}
     db_api.update_aggregate_config(seeded_db, "agg-a", settings, "test")
-    snapshot_id = db_api.store_snapshot(seeded_db, seed.loaded_snapshot(), keep_count=10)
+    snapshot_id = seed.store(seeded_db, seed.loaded_snapshot())
     body = _get(noauth_app, "/v1/aggregates/agg-a/load")["aggregate_load"]
     assert (body["snapshot_id"], body["lb_overload_threshold"], body["lb_target_max_load"]) == (snapshot_id, 80, 70)
     assert body["lb_ceilings"]["cpu"] == 85 and body["lb_hysteresis_pct"] == 10
@@ -31,7 +31,7 @@ def test_hosts_are_scored_and_judged_with_the_aggregate_settings(noauth_app, see
 
 def test_the_score_above_the_threshold_is_a_cause(noauth_app, seeded_db):
     db_api.update_aggregate_config(seeded_db, "agg-a", {"lb_overload_threshold": 50, "lb_target_max_load": 40}, "test")
-    db_api.store_snapshot(seeded_db, seed.loaded_snapshot(), keep_count=10)
+    seed.store(seeded_db, seed.loaded_snapshot())
     hot = _get(noauth_app, "/v1/aggregates/agg-a/load")["aggregate_load"]["hosts"][0]
     assert hot["overloaded"] and hot["causes"][0].startswith("syn_score ") and "> threshold 50%" in hot["causes"][0]
 

@@ -23,7 +23,7 @@ def test_db_sync_creates_the_sqlite_database_under_the_state_dir(tmp_path):
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "keyvrm.sqlite").exists()
     version = _manage(tmp_path, "db", "version")
-    assert version.returncode == 0 and "current: 0006" in version.stdout
+    assert version.returncode == 0 and "current: 0007" in version.stdout
 
 
 def test_config_show_prints_defaults_as_json(tmp_path):

@@ -203,20 +203,3 @@ def test_recent_moves_and_failed_migrations_are_the_latest_of_each_vm_since_a_ti
     assert db_api.recent_moves(sqlite_db, db_api.utcnow()) == {}
     assert db_api.recent_failed_migrations(sqlite_db, before) == {("vm-2", "h2"): moves["vm-2"]}
     assert db_api.recent_failed_migrations(sqlite_db, db_api.utcnow()) == {}
-
-
-def test_hypervisor_reads_decode_the_newest_snapshot_once(sqlite_db, monkeypatch):
-    from tests.unit.api import seed
-
-    snap = seed.snapshot()
-    db_api.store_snapshot(sqlite_db, snap, keep_count=5)
-    decoded = []
-    real = db_api._whole_snapshot
-    monkeypatch.setattr(db_api, "_whole_snapshot", lambda *args: decoded.append(1) or real(*args))
-    hosts = [h["host"] for h in db_api.list_hypervisors(sqlite_db)]
-    assert hosts and db_api.get_hypervisor(sqlite_db, hosts[0])["host"] == hosts[0]
-    db_api.list_hypervisors(sqlite_db)
-    assert len(decoded) == 1
-    db_api.store_snapshot(sqlite_db, m.replace(snap, taken_at=snap.taken_at + 60), keep_count=5)
-    db_api.list_hypervisors(sqlite_db)
-    assert len(decoded) == 2  # the newer snapshot is decoded, once

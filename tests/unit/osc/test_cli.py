@@ -127,7 +127,7 @@ def test_hypervisor_list_show_and_restore(served, seeded_db):
 
 def test_aggregate_load_lists_each_host_with_its_score_and_overload_causes(served, seeded_db):
     db_api.update_aggregate_config(seeded_db, "agg-a", {"lb_ceilings": {"cpu": 85}}, "test")
-    db_api.store_snapshot(seeded_db, seed.loaded_snapshot(), keep_count=10)
+    seed.store(seeded_db, seed.loaded_snapshot())
     result = _openstack(served, "aggregate", "load", "agg-a", "-f", "json")
     assert result.returncode == 0, result.stderr
     hot, partial = json.loads(result.stdout)

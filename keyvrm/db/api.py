@@ -1116,23 +1116,25 @@ def last_run_at(db, aggregate_name, kind, skip_reason_codes=()):
     An event is timed by its snapshot (the region's time when the run planned: simulated
     time in the simulator), or by its creation once the snapshot aged out; events whose
     reason code is in ``skip_reason_codes`` (runs that did not happen) do not count; an
-    outcome is timed by its ``ran_at``, with the same exclusion.
+    outcome is timed by its ``ran_at``, with the same exclusion. Each is the newest row of
+    an index read from its end, so the cost does not grow with the aggregate's history.
     """
-    taken_at = sa.select(models.RegionData.taken_at).where(
-        models.RegionData.id == models.Event.snapshot_id).scalar_subquery()
-    query = sa.select(sa.func.max(sa.func.coalesce(taken_at, models.Event.created_at))).where(
-        models.Event.aggregate_name == aggregate_name, models.Event.kind == kind)
-    if skip_reason_codes:
-        query = query.where(sa.or_(models.Event.reason_code.is_(None),
-                                   models.Event.reason_code.not_in(list(skip_reason_codes))))
-    outcomes = sa.select(sa.func.max(models.CycleOutcome.ran_at)).where(
+    skip = list(skip_reason_codes) or [""]
+    event = sa.select(models.Event.snapshot_id, models.Event.created_at).where(
+        models.Event.aggregate_name == aggregate_name, models.Event.kind == kind,
+        sa.or_(models.Event.reason_code.is_(None), models.Event.reason_code.not_in(skip))).order_by(
+        models.Event.created_at.desc()).limit(1)
+    outcome = sa.select(models.CycleOutcome.ran_at).where(
         models.CycleOutcome.aggregate_name == aggregate_name, models.CycleOutcome.kind == kind,
-        models.CycleOutcome.reason_code.not_in(list(skip_reason_codes) or [""]))
+        models.CycleOutcome.reason_code.not_in(skip)).order_by(models.CycleOutcome.ran_at.desc()).limit(1)
     with db.reader() as session:
-        last = session.execute(query).scalar_one_or_none()
-        last_outcome = session.execute(outcomes).scalar_one_or_none()
-    if isinstance(last, str):  # SQLite returns the aggregate of a COALESCE as text
-        last = datetime.datetime.fromisoformat(last)
+        newest = session.execute(event).one_or_none()
+        last = None
+        if newest is not None:
+            taken_at = None if newest.snapshot_id is None else session.execute(
+                sa.select(models.RegionData.taken_at).where(models.RegionData.id == newest.snapshot_id)).scalar()
+            last = taken_at or newest.created_at
+        last_outcome = session.execute(outcome).scalar()
     times = [t for t in (last, last_outcome) if t is not None]
     if not times:
         return None

@@ -8,7 +8,9 @@ in aggregates of ``--hosts-per-aggregate`` hosts, every aggregate HA+LB with NOO
 shared storage; one host is dead and 2% of the hosts are hot (CPU ramped x2.5) before the
 first cycle. Each size runs ``--cycles`` cycles 60 s (simulated) apart: the first fences
 and evacuates the dead host and plans LB everywhere; the later ones are the steady cycle
-(nothing failed, LB too early). Then the engine's HA fast path: another host dies and
+(nothing failed, LB too early); ``--history-days`` fills the database with that much
+history first (a cycle a minute with every aggregate's outcomes, and LB events). Then
+the engine's HA fast path: another host dies and
 the seconds from the watch's look that sees it to HA's claim of the host (the fence
 decision) and to the end of what that look started are printed.
 
@@ -161,6 +163,63 @@ def _fast_path(embedded_region, dispatcher, counters, victim):
             "sql_statements": counters.statements, "flows": dict(counters.flows)}
 
 
+def _fill_history(url, aggregates, days, now_s):
+    """Write ``days`` of history before ``now_s`` with COPY; returns the rows written.
+
+    As KeyVRM leaves it: a cycle a minute, each aggregate's HA and LB outcomes (LB too
+    early, every tenth cycle nothing overloaded), an LB event every tenth cycle on every
+    fifth aggregate.
+    """
+    import datetime
+    import io
+
+    import sqlalchemy as sa
+
+    def at(seconds):
+        return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc).replace(tzinfo=None).isoformat()
+
+    cycles, outcomes, events = io.StringIO(), io.StringIO(), io.StringIO()
+    count = int(days * 1440)
+    rows = 0
+    for number in range(1, count + 1):
+        when = now_s - (count - number + 1) * PERIOD_S
+        cycles.write("%d\tcompleted\tall_processed\tevery aggregate processed\t%s\t%s\n"
+                     % (number, at(when), at(when + 1)))
+        lb_ran = number % 10 == 0
+        for name in aggregates:
+            outcomes.write("%d\t%s\tHA\tno_failure\t[no_failure] no failed host\t%s\t%s\n"
+                           % (number, name, at(when), at(when)))
+            code = "no_overload" if lb_ran else "lb_too_early"
+            outcomes.write("%d\t%s\tLB\t%s\t[%s] ...\t%s\t%s\n" % (number, name, code, code, at(when), at(when)))
+            rows += 2
+        if lb_ran:
+            for name in aggregates[::5]:
+                events.write("hist-%d-%s\t%s\tLB\tLB\tcompleted\thealthy\trecommendations_final\t"
+                             "[recommendations_final] 1 succeeded\t%d\t%s\t%s\t%s\n"
+                             % (number, name, name, number, at(when), at(when + 30), at(when + 30)))
+                rows += 1
+    engine = sa.create_engine(url)
+    connection = engine.raw_connection()
+    try:
+        cursor = connection.cursor()
+        for table, columns, text in (
+                ("cycles", "id, status, reason_code, reason, started_at, finished_at", cycles),
+                ("cycle_outcomes", "cycle_id, aggregate_name, kind, reason_code, reason, ran_at, created_at",
+                 outcomes),
+                ("events", "id, aggregate_name, kind, marker, status, state, reason_code, reason, cycle_id, "
+                           "created_at, updated_at, finished_at", events)):
+            text.seek(0)
+            cursor.copy_expert("COPY %s (%s) FROM STDIN" % (table, columns), text)
+        cursor.execute("SELECT setval('cycles_id_seq', %d)" % count)
+        connection.commit()
+        connection.set_isolation_level(0)
+        cursor.execute("VACUUM ANALYZE")
+    finally:
+        connection.close()
+        engine.dispose()
+    return rows + count
+
+
 def run_worker(args):
     """Measure ``args.cycles`` cycles of one size on the tree at ``args.tree``; print one JSON line."""
     sys.path.insert(0, args.tree)
@@ -189,6 +248,8 @@ def run_worker(args):
         aggregates = {name: {"marker": "HA+LB", "no_op_mode": False, "storage_mode": "shared"}
                       for name in region.aggregates}
         embedded_region.configure(app={"enabled": True}, aggregates=aggregates)
+        history_rows = _fill_history(url, sorted(region.aggregates), args.history_days, region.now) \
+            if args.history_days else 0
         persistence = engine_persistence.Persistence(url)
         persistence.upgrade()
         create = persistence.create
@@ -230,6 +291,7 @@ def run_worker(args):
                       "hot_hosts": hot, "dead_host": dead, "evacuations": len(evacuated),
                       "evacuations_succeeded": sum(r["status"] == "succeeded" for r in evacuated),
                       "generate_s": round(generate_s, 2), "rss_region_mb": round(rss_region_mb, 1),
+                      "history_days": args.history_days, "history_rows": history_rows,
                       "cycles": cycles, "fast_path": fast_path}))
 
 
@@ -238,7 +300,8 @@ def run_worker(args):
 def _measure(tree, hosts, args):
     command = [sys.executable, os.path.abspath(__file__), "--worker", "--tree", tree, "--hosts", str(hosts),
                "--cycles", str(args.cycles), "--vms-per-host", str(args.vms_per_host),
-               "--hosts-per-aggregate", str(args.hosts_per_aggregate), "--seed", str(args.seed)]
+               "--hosts-per-aggregate", str(args.hosts_per_aggregate), "--seed", str(args.seed),
+               "--history-days", str(args.history_days)]
     env = dict(os.environ, PYTHONPATH=tree + os.pathsep + REPO, PYTHONHASHSEED="0")
     done = subprocess.run(command, env=env, cwd=tree, stdout=subprocess.PIPE, text=True, check=False)
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
@@ -261,6 +324,9 @@ def _print_tree(label, results):
             print("%-22s %s" % (result["hosts"], result["error"]))
             continue
         size = "%d/%d/%d" % (result["hosts"], result["vms"], result["aggregates"])
+        if result.get("history_rows"):
+            print("%22s history before the first cycle: %g days, %d rows" % (
+                "", result["history_days"], result["history_rows"]))
         for c in result["cycles"]:
             flows = ", ".join("%s %d" % kv for kv in sorted(c["flows"].items()))
             print("%-22s %6d %8.2f %8.2f %9.0f %9.0f %6d  %s" % (
@@ -318,6 +384,8 @@ def main():
     parser.add_argument("--vms-per-host", type=int, default=20)
     parser.add_argument("--hosts-per-aggregate", type=int, default=100)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--history-days", type=float, default=0.0,
+                        help="days of cycles, outcomes and LB events in the database before the first cycle")
     parser.add_argument("--baseline", help="a git revision measured too, first (e.g. HEAD~10)")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--tree", default=REPO, help=argparse.SUPPRESS)

@@ -4,6 +4,8 @@ Config files: ``KEYVRM_CONFIG_FILE`` if set, else oslo.config's defaults for pro
 ``keyvrm`` (``/etc/keyvrm/keyvrm.conf``). The command line belongs to the server.
 """
 
+from keyvrm import noeventlet  # noqa: F401  (before anything that would import eventlet)
+
 from keyvrm.api import app as api_app
 from keyvrm import service
 

@@ -1,24 +1,25 @@
-"""KeyVRM's commands run on native threads: eventlet is never imported, no banner is printed."""
+"""Entry points keep eventlet out: importing the WSGI module or a console script never imports it."""
 
 import subprocess
 import sys
 
-COMMANDS = ("api", "engine", "demo", "manage", "sim", "heartbeat_agent")
-PROBE = """
+import pytest
+
+CHECK = """
 import sys
-import warnings
-warnings.simplefilter("always")
-for name in %r:
-    __import__("keyvrm.cmd." + name)
-import oslo_messaging
-from oslo_service import backend
-from keyvrm.engine import manager, service
-print(bool(sys.modules.get("eventlet")), backend.get_backend_type().value)
-""" % (COMMANDS,)
+import {module}
+loaded = sys.modules.get("eventlet")
+print("eventlet imported" if loaded is not None else "no eventlet")
+"""
 
 
-def test_no_command_imports_eventlet_and_oslo_service_runs_on_threads():
-    done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["False", "threading"]
-    assert "Eventlet" not in done.stderr
+@pytest.mark.parametrize("module", ["keyvrm.api.wsgi", "keyvrm.cmd.engine", "keyvrm.cmd.api"])
+def test_an_entry_point_never_imports_eventlet(module, tmp_path):
+    config = tmp_path / "keyvrm.conf"
+    config.write_text("[api]\nauth_strategy = noauth\n[database]\nconnection = sqlite:///%s/k.sqlite\n" % tmp_path)
+    done = subprocess.run([sys.executable, "-c", CHECK.format(module=module)], capture_output=True, text=True,
+                          env={"KEYVRM_CONFIG_FILE": str(config), "PATH": "/usr/bin:/bin"}, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "no eventlet"
+    assert "Eventlet is deprecated" not in done.stderr
+

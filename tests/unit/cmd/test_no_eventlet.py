@@ -22,4 +22,3 @@ def test_an_entry_point_never_imports_eventlet(module, tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip().splitlines()[-1] == "no eventlet"
     assert "Eventlet is deprecated" not in done.stderr
-

@@ -346,7 +346,8 @@ class _Run:
         target = self.rec["target_host"]
         try:
             migration = watch.poll_migration(self.cloud, migration_id, self.clock,
-                                             self.settings.poll_interval_s, self._deadline_s())
+                                             self.settings.poll_interval_s, self._deadline_s(),
+                                             server_id=self.rec["vm_id"])
         except errors.DriverError as error:
             return classify.Failure(classify.MIGRATION, "migration %s: %s" % (migration_id, error),
                                     migration_status="unknown")

@@ -49,12 +49,12 @@ def _poll(read, settled, what, clock, interval_s, deadline_s):
             return last, False
 
 
-def poll_migration(cloud, migration_id, clock, interval_s, deadline_s) -> Optional[m.Migration]:
-    """The migration record once it is final; None if the deadline comes first.
+def poll_migration(cloud, migration_id, clock, interval_s, deadline_s, server_id=None) -> Optional[m.Migration]:
+    """The migration record of ``server_id`` once it is final; None if the deadline comes first.
 
     ``NotFoundInCloud`` (the record vanished) and other non-transient errors propagate.
     """
-    migration, final = _poll(lambda: cloud.get_migration(migration_id),
+    migration, final = _poll(lambda: cloud.get_migration(migration_id, server_id),
                              lambda mig: mig.status in FINAL, "migration %s" % migration_id,
                              clock, interval_s, deadline_s)
     return migration if final else None

@@ -9,6 +9,7 @@ import time
 
 from keyvrm.clock import WallClock
 from keyvrm.db import api as db_api
+from keyvrm.drivers.cloud import openstack
 from keyvrm.executor import runner
 from keyvrm.executor.settings import ExecutorSettings
 from tests.nova import conftest as c
@@ -47,6 +48,19 @@ def test_live_migration_ends_with_the_vm_on_the_target_as_nova_reports(sqlite_db
     assert status == "succeeded", db_api.list_operations(sqlite_db, rec_id)
     assert c.host_of(driver, vm) == "compute003"
     assert not db_api.get_vm_state(sqlite_db, vm)["locked"]
+
+
+def test_a_restarted_engine_reads_a_migration_record_among_its_servers_only(sqlite_db, driver, fake_cloud):
+    vm = c.boot(driver, "exec-restart", "compute002")
+    moved = driver.live_migrate(vm, "compute003")
+    for name in ("exec-later-1", "exec-later-2"):  # newer records of other servers
+        driver.live_migrate(c.boot(driver, name, "compute002"), "compute003")
+    # knows no migration it started; pages of one record: a scan would read one page per newer record
+    restarted = openstack.from_endpoints(fake_cloud.service_endpoints, page_size=1)
+    before = restarted.requests.by_service().get("compute", 0)
+    record = restarted.get_migration(moved.id, server_id=vm)
+    assert record.id == moved.id and record.server_id == vm
+    assert restarted.requests.by_service()["compute"] - before <= 2  # that server's page, and the empty one
 
 
 @contextlib.contextmanager

@@ -100,8 +100,11 @@ class CloudDriver(abc.ABC):
         """Migration records (evacuations and live migrations), optionally only recent ones."""
 
     @abc.abstractmethod
-    def get_migration(self, migration_id: int) -> snapshot.Migration:
-        """One migration record, for polling; ``NotFoundInCloud`` if unknown."""
+    def get_migration(self, migration_id: int, server_id: Optional[str] = None) -> snapshot.Migration:
+        """One migration record, for polling; ``NotFoundInCloud`` if unknown.
+
+        ``server_id``, the migrated server, lets a driver read only that server's records.
+        """
 
     @abc.abstractmethod
     def list_port_bindings(self, server_id: str) -> list[PortBinding]:

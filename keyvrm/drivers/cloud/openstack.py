@@ -185,9 +185,9 @@ class OpenStackCloudDriver(base.CloudDriver):
         params = {} if changes_since is None else {"changes-since": parse.iso(changes_since)}
         return [parse.migration(b) for b in self._migrations(params)]
 
-    def get_migration(self, migration_id):
-        """One record: by its server when this driver started it, else scanning newest first."""
-        server_id = self._migration_servers.get(int(migration_id))
+    def get_migration(self, migration_id, server_id=None):
+        """One record, among its server's (given, or known since this driver started it), else every one's."""
+        server_id = server_id or self._migration_servers.get(int(migration_id))
         params = {"instance_uuid": server_id} if server_id else {}
         for body in self._migrations(params):
             if int(body["id"]) == int(migration_id):

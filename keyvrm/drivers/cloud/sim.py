@@ -175,7 +175,7 @@ class SimCloudDriver(base.CloudDriver):
                 if changes_since is None or rec.updated_at >= changes_since]
 
     @r.synchronized
-    def get_migration(self, migration_id):
+    def get_migration(self, migration_id, server_id=None):
         self.compute.check_api()
         rec = self.region.migrations.get(int(migration_id))
         if rec is None:

@@ -125,11 +125,11 @@ class ScriptedCloud(SimCloudDriver):
             raise Crash("engine died right after Nova accepted")
         return migration
 
-    def get_migration(self, migration_id):
+    def get_migration(self, migration_id, server_id=None):
         if self.crash_on == "poll":
             self.crash_on = None
             raise Crash("engine died while polling")
-        return super().get_migration(migration_id)
+        return super().get_migration(migration_id, server_id)
 
 
 class Crash(BaseException):

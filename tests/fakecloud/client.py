@@ -13,6 +13,7 @@ import time
 import requests
 
 SERVER = pathlib.Path(__file__).with_name("server.py")
+ROOT = SERVER.parents[2]  # the server imports tests.fakecloud modules from here
 
 
 class FakeCloudError(Exception):
@@ -86,7 +87,8 @@ def start(workdir, computes=5, python=None, timeout_s=180.0, nova_timers=None) -
     workdir = pathlib.Path(workdir)
     endpoints_file = workdir / "endpoints.json"
     log_path = workdir / "fakecloud.log"
-    env = dict(os.environ, PYTHONWARNINGS="ignore")
+    env = dict(os.environ, PYTHONWARNINGS="ignore",
+               PYTHONPATH=os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH")))))
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
             [python or sys.executable, str(SERVER), "--computes", str(computes),

@@ -59,6 +59,12 @@ ZONES_MV = "2.1"  # os-availability-zone has not changed since
 COMPUTE_BINARY = "nova-compute"
 
 
+def _by_source(by_service: dict) -> dict:
+    return {m.SOURCE_NOVA: by_service.get("compute", 0),
+            m.SOURCE_PLACEMENT: by_service.get("placement", 0),
+            m.SOURCE_GLANCE: by_service.get("image", 0)}
+
+
 class OpenStackCloudDriver(base.CloudDriver):
     """``CloudDriver`` over an openstacksdk connection (see the module docstring)."""
 
@@ -77,10 +83,12 @@ class OpenStackCloudDriver(base.CloudDriver):
     @property
     def request_counts(self) -> dict:
         """Snapshot source -> requests this driver has sent it (the harvest reads this)."""
-        counts = self.requests.by_service()
-        return {m.SOURCE_NOVA: counts.get("compute", 0),
-                m.SOURCE_PLACEMENT: counts.get("placement", 0),
-                m.SOURCE_GLANCE: counts.get("image", 0)}
+        return _by_source(self.requests.by_service())
+
+    @property
+    def response_bytes(self) -> dict:
+        """Snapshot source -> response body bytes this driver has read from it."""
+        return _by_source(self.requests.bytes_by_service())
 
     # --- helpers ---------------------------------------------------------------------------
     def _proxy(self, service):

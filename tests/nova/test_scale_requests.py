@@ -1,46 +1,120 @@
-"""Requests per harvest cycle do not grow with hosts: 5 then 50 fake computes, same count.
+"""Requests per harvest cycle do not grow with hosts beyond pagination: 5 then 500 computes.
 
-Runs last in the session (it adds 45 computes to the shared fake cloud). Prints the
-figures for the notes: requests, harvest time and snapshot size (JSON and zlib) at both sizes.
+The harvest is the engine's (``assemble.harvest`` over the OpenStack driver) against a
+fake cloud of its own (real Nova API, conductor, scheduler, fake computes, Placement),
+with a small page size so that every paginated list spans pages. Each cycle's requests
+per service must equal a fixed number plus the pages of each list, computed from the page
+size and the number of objects this test created; the figures, with the bytes decoded
+per service, print with ``-s``. Costs ~70-90 s on a 2-core machine, ~60 s of it the
+fake cloud starting 495 computes (~0.12 s of CPU each: Nova's and Placement's own work).
+
+The full-host test uses the session's cloud (one compute filled with servers).
 """
 
 import time
 
+import pytest
+
 from keyvrm.drivers.cloud import openstack
 from keyvrm.harvest import assemble
-from keyvrm.model import codec
 from keyvrm.model import settings
 from keyvrm.model import snapshot as m
+from tests.fakecloud import client
 from tests.nova import conftest as c
+
+PAGE_SIZE = 10
+SMALL, LARGE = 5, 500
+SERVERS = 12  # 2 pages of 10: Nova boots ~2 servers/s here, so few
+GROUPS = 2
+# Nova's timers for 500 computes: a heartbeat every 2 s each would be 250 DB writes/s.
+NOVA_TIMERS = (600, 120)
+
+# Fixed requests of one cycle, per service, on top of the pages of each paginated list:
+# Nova: os-availability-zone, os-availability-zone/detail, os-services, os-aggregates twice
+# (the aggregates read and the hypervisors' join); Placement: /resource_providers twice
+# (the inventories read and the hypervisors' traits) and one /allocation_candidates.
+NOVA_FIXED = 5
+PLACEMENT_FIXED = 3
+
+
+def pages(count, page_size=PAGE_SIZE):
+    """Requests to list ``count`` objects: count // page_size + 1.
+
+    Nova and Glance link a next page whenever a page is full (an exact multiple ends on an
+    empty page); the offset-paginated server groups stop at the first short page.
+    """
+    return count // page_size + 1
+
+
+def expected_requests(hypervisors, servers, groups, images, migrations=0):
+    """Requests per service of a steady cycle (every provider's generation unchanged, none full)."""
+    return {m.SOURCE_NOVA: NOVA_FIXED + pages(hypervisors) + pages(servers)
+            + 2 * pages(groups)  # the server groups read, and the servers' group join
+            + pages(migrations),
+            m.SOURCE_PLACEMENT: PLACEMENT_FIXED,
+            m.SOURCE_GLANCE: pages(images)}
+
+
+@pytest.fixture(scope="module")
+def region(tmp_path_factory):
+    """A fake cloud of 5 computes with 12 servers (one multi-create) and 2 server groups."""
+    c.require_nova()
+    cloud = client.start(tmp_path_factory.mktemp("scalecloud"), computes=SMALL,
+                         nova_timers=NOVA_TIMERS)
+    drv = openstack.from_endpoints(cloud.service_endpoints)
+    for i in range(GROUPS):
+        c.server_group(drv, "scale-%d" % i, "soft-anti-affinity")
+    body = {"server": {"name": "scale", "imageRef": c.IMAGE, "flavorRef": c.FLAVOR,
+                       "networks": "none", "min_count": SERVERS, "max_count": SERVERS}}
+    c.nova(drv, "POST", "/servers", c.BOOT_MV, json=body)
+    c.wait_for(lambda: len(c.nova(drv, "GET", "/servers/detail", c.BOOT_MV, params={
+        "all_tenants": "True", "status": "ACTIVE"})["servers"]) == SERVERS, timeout_s=120)
+    yield cloud
+    cloud.stop()
 
 
 def _cycle(driver):
-    sources = assemble.HarvestSources(cloud=driver)
-    before = driver.requests.total()
+    requests, body_bytes = dict(driver.request_counts), dict(driver.response_bytes)
     started = time.perf_counter()
-    snap = assemble.harvest(sources, settings.AppConfig(), now_s=time.time())
+    snap = assemble.harvest(assemble.HarvestSources(cloud=driver), settings.AppConfig(),
+                            now_s=time.time())
     took_s = time.perf_counter() - started
-    return snap, driver.requests.total() - before, took_s
+    assert all(snap.source_ok(s) for s in (m.SOURCE_NOVA, m.SOURCE_PLACEMENT, m.SOURCE_GLANCE)), \
+        snap.sources
+    return (snap, {k: v - requests[k] for k, v in driver.request_counts.items()},
+            {k: v - body_bytes[k] for k, v in driver.response_bytes.items()}, took_s)
 
 
-def _measure(driver, hosts):
-    cold, cold_requests, _ = _cycle(driver)  # first cycle: discovery + Placement cache fill
-    snap, requests, took_s = _cycle(driver)
-    assert all(snap.source_ok(s) for s in (m.SOURCE_NOVA, m.SOURCE_PLACEMENT, m.SOURCE_GLANCE))
-    assert len([h for h in snap.hypervisors if h.name.startswith("compute")]) == hosts
-    print("%d computes: %d requests per cycle (first cycle %d), harvest %.2f s, snapshot %d B JSON,"
-          " %d B zlib" % (hosts, requests, cold_requests, took_s, len(codec.dumps(snap)),
-                          len(codec.compress(snap))))
-    return requests
+def _measure(cloud, computes):
+    """(first cycle's requests, a steady cycle's requests) of a new driver at this size."""
+    driver = openstack.from_endpoints(cloud.service_endpoints, page_size=PAGE_SIZE)
+    images = len(cloud.endpoints["images"])
+    first = _cycle(driver)
+    steady = _cycle(driver)
+    for name, (snap, requests, body_bytes, took_s) in (("first", first), ("steady", steady)):
+        assert len(snap.hypervisors) == computes and len(snap.vms) == SERVERS
+        assert len(snap.server_groups) == GROUPS and len(snap.images) == images
+        print("%d computes, %s cycle: %s requests, %s bytes, %.2f s"
+              % (computes, name, requests, body_bytes, took_s))
+    assert steady[1] == expected_requests(computes, SERVERS, GROUPS, images)
+    return first[1], steady[1]
 
 
-def test_requests_per_cycle_are_the_same_at_5_and_50_computes(fake_cloud, driver):
-    computes = len(fake_cloud.control("GET", "/health")["hosts"])
-    at_5 = _measure(driver, computes)
-    fake_cloud.add_computes(50 - computes)
-    c.wait_for(lambda: len(driver.list_inventories()) >= 50, timeout_s=60)
-    at_50 = _measure(openstack.from_endpoints(fake_cloud.service_endpoints), 50)  # cold cache
-    assert at_5 == at_50
+@pytest.mark.slow
+def test_requests_per_cycle_differ_between_5_and_500_computes_only_by_pages(region):
+    first_small, steady_small = _measure(region, SMALL)
+    region.add_computes(LARGE - SMALL)
+    first_large, steady_large = _measure(region, LARGE)
+
+    hypervisor_pages = pages(LARGE) - pages(SMALL)
+    assert steady_large[m.SOURCE_NOVA] - steady_small[m.SOURCE_NOVA] == hypervisor_pages
+    assert steady_large[m.SOURCE_PLACEMENT] == steady_small[m.SOURCE_PLACEMENT]
+    assert steady_large[m.SOURCE_GLANCE] == steady_small[m.SOURCE_GLANCE]
+    # A new driver's first cycle also reads every provider's inventories and traits, once.
+    for first, steady, computes in ((first_small, steady_small, SMALL),
+                                    (first_large, steady_large, LARGE)):
+        assert first[m.SOURCE_PLACEMENT] == steady[m.SOURCE_PLACEMENT] + 2 * computes
+        assert first[m.SOURCE_NOVA] == steady[m.SOURCE_NOVA]
 
 
 def test_a_full_host_costs_one_usages_read_and_only_moved_providers_are_reread(fake_cloud, driver):

@@ -4,8 +4,9 @@ The harvest is the engine's (``assemble.harvest`` over the OpenStack driver) aga
 fake cloud of its own (real Nova API, conductor, scheduler, fake computes, Placement),
 with a small page size so that every paginated list spans pages. Each cycle's requests
 per service must equal a fixed number plus the pages of each list, computed from the page
-size and the number of objects this test created; the figures, with the bytes decoded
-per service, print with ``-s``. Costs ~70-90 s on a 2-core machine, ~60 s of it the
+size and the number of objects this test created (servers: all of them in a driver's
+first cycle, then those Nova changed in the last minute); the figures, with the bytes
+decoded per service, print with ``-s``. Costs ~70-90 s on a 2-core machine, ~60 s of it the
 fake cloud starting 495 computes (~0.12 s of CPU each: Nova's and Placement's own work).
 
 The full-host test uses the session's cloud (one compute filled with servers).
@@ -16,6 +17,8 @@ import time
 import pytest
 
 from keyvrm.drivers.cloud import openstack
+from keyvrm.drivers.cloud import openstack_parse as parse
+from keyvrm.drivers.cloud import openstack_servers
 from keyvrm.harvest import assemble
 from keyvrm.model import settings
 from keyvrm.model import snapshot as m
@@ -46,13 +49,25 @@ def pages(count, page_size=PAGE_SIZE):
     return count // page_size + 1
 
 
-def expected_requests(hypervisors, servers, groups, images, migrations=0):
-    """Requests per service of a steady cycle (every provider's generation unchanged, none full)."""
-    return {m.SOURCE_NOVA: NOVA_FIXED + pages(hypervisors) + pages(servers)
+def expected_requests(hypervisors, servers_read, groups, images, migrations=0):
+    """Requests per service of a cycle that reads ``servers_read`` servers.
+
+    Every provider's generation unchanged and none full; ``servers_read``: all servers,
+    or those changed lately.
+    """
+    return {m.SOURCE_NOVA: NOVA_FIXED + pages(hypervisors) + pages(servers_read)
             + 2 * pages(groups)  # the server groups read, and the servers' group join
             + pages(migrations),
             m.SOURCE_PLACEMENT: PLACEMENT_FIXED,
             m.SOURCE_GLANCE: pages(images)}
+
+
+def recently_changed(cloud):
+    """Servers a changes-since read returns: updated within OVERLAP_S of the newest update."""
+    other = openstack.from_endpoints(cloud.service_endpoints)
+    servers = c.nova(other, "GET", "/servers/detail", params={"all_tenants": "True"})["servers"]
+    updated = [parse.posix(s["updated"]) for s in servers]
+    return sum(1 for u in updated if u >= max(updated) - openstack_servers.OVERLAP_S)
 
 
 @pytest.fixture(scope="module")
@@ -86,35 +101,41 @@ def _cycle(driver):
 
 
 def _measure(cloud, computes):
-    """(first cycle's requests, a steady cycle's requests) of a new driver at this size."""
+    """(first cycle's requests, a steady cycle's, servers it read) of a new driver at this size.
+
+    The first cycle reads every server; the steady one, those changed in the last minute.
+    """
     driver = openstack.from_endpoints(cloud.service_endpoints, page_size=PAGE_SIZE)
     images = len(cloud.endpoints["images"])
     first = _cycle(driver)
     steady = _cycle(driver)
+    changed = recently_changed(cloud)
     for name, (snap, requests, body_bytes, took_s) in (("first", first), ("steady", steady)):
         assert len(snap.hypervisors) == computes and len(snap.vms) == SERVERS
         assert len(snap.server_groups) == GROUPS and len(snap.images) == images
         print("%d computes, %s cycle: %s requests, %s bytes, %.2f s"
               % (computes, name, requests, body_bytes, took_s))
-    assert steady[1] == expected_requests(computes, SERVERS, GROUPS, images)
-    return first[1], steady[1]
+    assert first[1][m.SOURCE_NOVA] == expected_requests(computes, SERVERS, GROUPS, images)[m.SOURCE_NOVA]
+    assert steady[1] == expected_requests(computes, changed, GROUPS, images)
+    print("%d computes: %d of %d servers changed in the last %.0f s" % (
+        computes, changed, SERVERS, openstack_servers.OVERLAP_S))
+    return first[1], steady[1], changed
 
 
 @pytest.mark.slow
 def test_requests_per_cycle_differ_between_5_and_500_computes_only_by_pages(region):
-    first_small, steady_small = _measure(region, SMALL)
+    first_small, steady_small, changed_small = _measure(region, SMALL)
     region.add_computes(LARGE - SMALL)
-    first_large, steady_large = _measure(region, LARGE)
+    first_large, steady_large, changed_large = _measure(region, LARGE)
 
-    hypervisor_pages = pages(LARGE) - pages(SMALL)
-    assert steady_large[m.SOURCE_NOVA] - steady_small[m.SOURCE_NOVA] == hypervisor_pages
+    page_difference = pages(LARGE) - pages(SMALL) + pages(changed_large) - pages(changed_small)
+    assert steady_large[m.SOURCE_NOVA] - steady_small[m.SOURCE_NOVA] == page_difference
     assert steady_large[m.SOURCE_PLACEMENT] == steady_small[m.SOURCE_PLACEMENT]
     assert steady_large[m.SOURCE_GLANCE] == steady_small[m.SOURCE_GLANCE]
     # A new driver's first cycle also reads every provider's inventories and traits, once.
     for first, steady, computes in ((first_small, steady_small, SMALL),
                                     (first_large, steady_large, LARGE)):
         assert first[m.SOURCE_PLACEMENT] == steady[m.SOURCE_PLACEMENT] + 2 * computes
-        assert first[m.SOURCE_NOVA] == steady[m.SOURCE_NOVA]
 
 
 def test_a_full_host_costs_one_usages_read_and_only_moved_providers_are_reread(fake_cloud, driver):

@@ -98,9 +98,21 @@ class _Replay:
                                      json=lambda: json.loads(call["content"]))
 
 
-def _workload(cloud, servers, groups):
-    """Boot up to ``servers`` servers (one port, metadata), a pair per group, and 2 migrations."""
+def _aggregates(cloud, drv, count):
+    """``count`` aggregates (with metadata) sharing every compute host, if there are none yet."""
+    if count and not c.nova(drv, "GET", "/os-aggregates", "2.41")["aggregates"]:
+        hosts = cloud.control("GET", "/health")["hosts"]
+        for i in range(count):
+            c.aggregate(drv, "bench-agg-%d" % i, hosts[i::count], metadata={"keyvrm": "HA+LB"})
+
+
+def _workload(cloud, servers, groups, aggregates):
+    """Aggregates over every host, ``servers`` servers (one port each) and 2 live migrations.
+
+    Servers carry metadata; a pair of them is in each of ``groups`` server groups.
+    """
     drv = openstack.from_endpoints(cloud.service_endpoints)
+    _aggregates(cloud, drv, aggregates)
     existing = c.nova(drv, "GET", "/servers/detail", c.BOOT_MV, params={"all_tenants": "True"})["servers"]
     missing = servers - len(existing)
     if missing <= 0:
@@ -125,7 +137,9 @@ def _workload(cloud, servers, groups):
 def _cycle(driver, recorder):
     recorder.calls.clear()
     started = time.perf_counter()
-    snap = assemble.harvest(assemble.HarvestSources(cloud=driver), settings.AppConfig(), now_s=time.time())
+    # no source timeout: a read cut off would go on in the background and into the next cycle
+    snap = assemble.harvest(assemble.HarvestSources(cloud=driver, timeout_s=3600.0), settings.AppConfig(),
+                            now_s=time.time())
     return snap, list(recorder.calls), time.perf_counter() - started
 
 
@@ -210,7 +224,7 @@ def _extrapolate(rows, first_rows, parse, target, changed_servers):
     print("%-10s %-28s %9s %14s %10s" % ("service", "path", "requests", "bytes", "B/object"))
     totals = collections.Counter()
     for (service, path), row in rows.items():
-        full = first_rows[service, path]
+        full = first_rows.get((service, path), row)
         kind = OBJECTS.get(path, (None,))[0]
         per_object = full["bytes"] / full["objects"] if full["objects"] else None
         reads = row["requests"]  # every measured list fits one page of 1000
@@ -245,6 +259,7 @@ def main(argv=None):
     parser.add_argument("--computes", type=int, default=500)
     parser.add_argument("--servers", type=int, default=40)
     parser.add_argument("--groups", type=int, default=5, help="server groups of 2 members each")
+    parser.add_argument("--aggregates", type=int, default=5, help="aggregates sharing every host")
     parser.add_argument("--endpoints-file", help="use this running fake cloud instead of starting one")
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--hosts", type=int, default=10000)
@@ -266,7 +281,7 @@ def main(argv=None):
                              nova_timers=(600, 120), timeout_s=3600)
         print("fake cloud of %d computes up in %.0f s" % (args.computes, time.perf_counter() - started))
     try:
-        _workload(cloud, args.servers, args.groups)
+        _workload(cloud, args.servers, args.groups, args.aggregates)
         recorder = _Recorder()
         openstack_http.proxy_of = recorder.proxy_of
         driver = openstack.from_endpoints(cloud.service_endpoints, page_size=PAGE_SIZE)

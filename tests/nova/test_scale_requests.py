@@ -154,3 +154,7 @@ def test_a_full_host_costs_one_usages_read_and_only_moved_providers_are_reread(f
     usages = c.placement(driver, "/resource_providers/%s/usages" % provider["uuid"])["usages"]
     assert inventories[host][m.VCPU].used == usages[m.VCPU] == 40
     assert inventories[host][m.VCPU].free == 0
+    # the executor's read of its target: the provider by name and its usages, no region read
+    before = driver.request_counts[m.SOURCE_PLACEMENT]
+    assert driver.host_inventories(host) == inventories[host]
+    assert driver.request_counts[m.SOURCE_PLACEMENT] - before == 2

@@ -163,6 +163,10 @@ class OpenStackCloudDriver(base.CloudDriver):
         """
         return self.placement.inventories()
 
+    def host_inventories(self, host):
+        """One provider's inventories and usages: 3 Placement requests, not a region read."""
+        return self.placement.host_inventories(host)
+
     def _server_pages(self, params: dict) -> list:
         return http.paginate(self._proxy("compute"), "/servers/detail", "servers",
                              microversion=SERVERS_MV, params=dict(params, all_tenants="True"),

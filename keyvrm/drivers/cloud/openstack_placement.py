@@ -108,21 +108,32 @@ class PlacementReader:
         providers = self.providers()
         details = self.details(providers)
         usages = self.usages(providers)
-        out = {}
-        for provider in providers:
-            inventories, _traits = details[provider["uuid"]]
-            used = usages.get(provider["uuid"], {})
-            out[provider["name"]] = {
-                rc: m.Inventory(total=int(inv["total"]), reserved=int(inv.get("reserved", 0)),
-                                allocation_ratio=float(inv.get("allocation_ratio", 1.0)),
-                                max_unit=inv.get("max_unit"), used=int(used.get(rc, 0)),
-                                min_unit=int(inv.get("min_unit", 1)),
-                                step_size=int(inv.get("step_size", 1)))
-                for rc, inv in inventories.items()}
-        return out
+        return {p["name"]: _inventories(details[p["uuid"]][0], usages.get(p["uuid"], {}))
+                for p in providers}
+
+    def host_inventories(self, name: str) -> dict:
+        """Resource class -> ``Inventory`` of the provider named ``name`` ({} if none).
+
+        Two requests (the provider by name, its usages) when its inventories are cached at
+        its generation, four otherwise (its inventories and traits too): never a region read.
+        """
+        found = self._get("/resource_providers", {"name": name})["resource_providers"]
+        if not found:
+            return {}
+        inventories, _traits = self._details(found[0])
+        return _inventories(inventories, self._get(f"/resource_providers/{found[0]['uuid']}/usages")["usages"])
 
     def traits(self) -> dict:
         """Provider name -> sorted traits."""
         providers = self.providers()
         details = self.details(providers)
         return {p["name"]: details[p["uuid"]][1] for p in providers}
+
+
+def _inventories(inventories: dict, used: dict) -> dict:
+    """Placement inventory records and usages -> resource class -> ``Inventory``."""
+    return {rc: m.Inventory(total=int(inv["total"]), reserved=int(inv.get("reserved", 0)),
+                            allocation_ratio=float(inv.get("allocation_ratio", 1.0)),
+                            max_unit=inv.get("max_unit"), used=int(used.get(rc, 0)),
+                            min_unit=int(inv.get("min_unit", 1)), step_size=int(inv.get("step_size", 1)))
+            for rc, inv in inventories.items()}

@@ -1,4 +1,5 @@
-"""The Placement reader's per-provider reads: each moved provider once, even when asked twice at once."""
+"""The Placement reader's per-provider reads: each moved provider once, even when asked twice
+at once, and one host's inventories without reading the region."""
 
 import collections
 import json
@@ -34,6 +35,11 @@ class _SlowPlacement:
         with self._lock:
             self.paths[path] += 1
         time.sleep(self.delay_s)
+        if path == "/resource_providers":
+            name = (kwargs.get("params") or {}).get("name")
+            return _Response({"resource_providers": [p for p in PROVIDERS if p["name"] == name]})
+        if path.endswith("/usages"):
+            return _Response({"usages": {"VCPU": 3}, "resource_provider_generation": 1})
         if path.endswith("/inventories"):
             return _Response({"inventories": {"VCPU": {"total": 8}}, "resource_provider_generation": 1})
         return _Response({"traits": ["COMPUTE_NODE"], "resource_provider_generation": 1})
@@ -66,3 +72,15 @@ def test_a_provider_whose_generation_moved_is_read_again_and_the_others_are_not(
     reader.details(moved)
     assert proxy.paths["/resource_providers/rp-3/inventories"] == 2
     assert sum(proxy.paths.values()) == 2 * len(PROVIDERS) + 2
+
+
+def test_one_host_s_inventories_cost_two_requests_once_its_inventories_are_cached():
+    proxy = _SlowPlacement(delay_s=0)
+    reader = _reader(proxy)
+    first = reader.host_inventories("host7")
+    assert sum(proxy.paths.values()) == 4  # by name, inventories, traits, usages
+    proxy.paths.clear()
+    assert reader.host_inventories("host7") == first
+    assert proxy.paths == {"/resource_providers": 1, "/resource_providers/rp-7/usages": 1}
+    assert (first["VCPU"].total, first["VCPU"].used) == (8, 3)
+    assert reader.host_inventories("no-such-host") == {}

@@ -164,7 +164,7 @@ class OpenStackCloudDriver(base.CloudDriver):
         return self.placement.inventories()
 
     def host_inventories(self, host):
-        """One provider's inventories and usages: 3 Placement requests, not a region read."""
+        """One provider's inventories and usages: 2 Placement requests (4 uncached), not a region read."""
         return self.placement.host_inventories(host)
 
     def _server_pages(self, params: dict) -> list:

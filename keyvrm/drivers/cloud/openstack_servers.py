@@ -14,8 +14,8 @@ merged with later ``changes-since`` reads, is the full list, provided that:
 - server group membership is joined at every read, not kept: deleting a group with its
   members writes no server.
 
-A steady cycle then costs the pages of the servers changed in the last ``OVERLAP_S``
-seconds (usually one request) instead of every server's page. Parsed servers are kept
+A steady cycle then costs the pages of the servers changed within ``OVERLAP_S`` seconds
+of the newest change (usually one request) instead of every server's page. Parsed servers are kept
 between reads (~550 bytes of heap each).
 """
 
@@ -34,12 +34,10 @@ DELETED = "DELETED"
 class ServerList:
     """Every server, from ``read(params)`` (all pages of ``/servers/detail`` with ``params``)."""
 
-    def __init__(self, read: Callable[[dict], list], clock, full_read_interval_s: float,
-                 overlap_s: float = OVERLAP_S):
+    def __init__(self, read: Callable[[dict], list], clock, full_read_interval_s: float):
         self._read = read
         self._clock = clock
         self.full_read_interval_s = full_read_interval_s
-        self._overlap_s = overlap_s
         self._lock = threading.Lock()
         self._vms = {}  # server id -> VM without its group (joined per read)
         self._newest_s: Optional[float] = None  # newest ``updated`` seen (Nova's clock), None: read all
@@ -57,7 +55,7 @@ class ServerList:
                 bodies, vms, newest_s = self._read({}), {}, None
                 self._full_read_at = now_s
             else:
-                since = parse.iso(self._newest_s - self._overlap_s)
+                since = parse.iso(self._newest_s - OVERLAP_S)
                 bodies, vms, newest_s = self._read({"changes-since": since}), dict(self._vms), self._newest_s
             for body in bodies:
                 if body.get("status") == DELETED:

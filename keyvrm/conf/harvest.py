@@ -13,6 +13,11 @@ opts = [
                help="clouds.yaml entry used for the OpenStack session (empty: the [keystone_authtoken]"
                     "-style auth of the environment, OS_* variables)."),
     cfg.IntOpt("page_size", default=1000, min=1, help="Page size of paginated list calls."),
+    cfg.IntOpt("servers_full_read_interval", default=3600, min=0,
+               help="Seconds between two reads of every server. In between, a harvest reads only "
+                    "the servers Nova changed (changes-since, from the newest change seen less "
+                    "60 s, deleted ones included) and merges them into the list it keeps. 0: "
+                    "every harvest reads every server."),
     cfg.IntOpt("source_timeout", default=60, min=1,
                help="Seconds one source may take before it is recorded as failed."),
     cfg.StrOpt("region_name", default="RegionOne",

@@ -61,7 +61,7 @@ def _service_rejection(cloud, rec) -> Optional[str]:
 
 
 def _capacity_rejection(cloud, vm, target_host) -> Optional[str]:
-    inventories = cloud.list_inventories().get(target_host, {})
+    inventories = cloud.host_inventories(target_host)
     for resource_class, amount in ((m.VCPU, vm.flavor.vcpus), (m.MEMORY_MB, vm.flavor.ram_mb)):
         inventory = inventories.get(resource_class)
         if inventory is None:

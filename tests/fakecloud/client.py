@@ -13,6 +13,7 @@ import time
 import requests
 
 SERVER = pathlib.Path(__file__).with_name("server.py")
+ROOT = SERVER.parents[2]  # the server imports tests.fakecloud modules from here
 
 
 class FakeCloudError(Exception):
@@ -50,9 +51,10 @@ class FakeCloud:
         """The compute service of ``host`` comes back with its servers."""
         return self.control("POST", f"/computes/{host}/start")
 
-    def add_computes(self, count):
-        """Start ``count`` more computes; returns their host names."""
-        return self.control("POST", "/computes", {"count": count})["hosts"]
+    def add_computes(self, count, timeout_s=None):
+        """Start ``count`` more computes (~0.1-0.2 s each); returns their host names."""
+        return self.control("POST", "/computes", {"count": count},
+                            timeout_s=timeout_s or 60.0 + count)["hosts"]
 
     def stall_live_migrations(self, host, stall=True):
         """Live migrations from ``host`` never finish (or finish again)."""
@@ -86,7 +88,8 @@ def start(workdir, computes=5, python=None, timeout_s=180.0, nova_timers=None) -
     workdir = pathlib.Path(workdir)
     endpoints_file = workdir / "endpoints.json"
     log_path = workdir / "fakecloud.log"
-    env = dict(os.environ, PYTHONWARNINGS="ignore")
+    env = dict(os.environ, PYTHONWARNINGS="ignore",
+               PYTHONPATH=os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH")))))
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
             [python or sys.executable, str(SERVER), "--computes", str(computes),

@@ -5,9 +5,10 @@ is real Nova/Placement code, in one process, on in-memory SQLite; Neutron, Cinde
 Glance are Nova's in-process fixtures. The API and Placement apps that the fixtures hand
 to wsgi-intercept are captured and served on loopback TCP ports with eventlet's WSGI
 server, wrapped to inject the admin identity Keystone would have set (no Keystone here).
+The process is tuned (``tuning``) so that hundreds of computes start and idle cheaply.
 
 Published in ``--endpoints-file`` (JSON): ``compute_url``, ``placement_url``, ``image_url``
-(Glance v2 ``/v2/images`` over the Glance fixture's images), ``control_url``, ``hosts``,
+(Glance v2 ``/v2/images`` over the Glance fixture's images, paginated), ``control_url``, ``hosts``,
 ``flavors``, ``images``, ``project_id``. The control endpoint (JSON over HTTP):
 
 - ``POST /computes/<host>/stop`` / ``start``: the compute service stops (a hypervisor
@@ -29,6 +30,7 @@ import json
 import os
 import sys
 import threading
+import urllib.parse
 
 import eventlet
 import eventlet.corolocal
@@ -36,6 +38,8 @@ import eventlet.wsgi
 from nova.tests.functional import integrated_helpers
 import oslo_messaging.transport
 from wsgi_intercept import interceptor
+
+from tests.fakecloud import tuning
 
 SERVICE_DOWN_TIME_S = 6
 REPORT_INTERVAL_S = 2
@@ -128,8 +132,15 @@ def _with_rpc_log(app, log):
     return wrapped
 
 
+GLANCE_DEFAULT_LIMIT = 25  # Glance's limit_param_default
+
+
 def _images_app(glance):
-    """Glance v2 image list (one page) over the Glance fixture's images, and its version document."""
+    """Glance v2 image list over the Glance fixture's images, and its version document.
+
+    Paginated as Glance does: ``limit`` (default 25) and ``marker`` (an image id; here in
+    id order), and a ``next`` link whenever a page is full.
+    """
     def app(environ, start_response):
         if environ["PATH_INFO"].rstrip("/") in ("", "/v2"):
             href = "http://%s/v2/" % environ["HTTP_HOST"]
@@ -137,13 +148,21 @@ def _images_app(glance):
                                   "links": [{"rel": "self", "href": href}]}]}
             start_response("200 OK", [("Content-Type", "application/json")])
             return [json.dumps(body).encode()]
+        query = urllib.parse.parse_qs(environ.get("QUERY_STRING", ""))
+        limit = int(query.get("limit", [GLANCE_DEFAULT_LIMIT])[0])
+        marker = query.get("marker", [""])[0]
         images = []
-        for image in glance.images.values():
+        for image_id in sorted(i for i in glance.images if i > marker)[:limit]:
+            image = glance.images[image_id]
             item = {k: v for k, v in image.items()
                     if k not in ("properties", "deleted", "deleted_at", "is_public")}
             item.update(image.get("properties") or {})
             images.append(item)
-        body = json.dumps({"images": images}, default=str).encode()
+        page = {"images": images, "first": "/v2/images"}
+        if len(images) == limit:
+            page["next"] = "/v2/images?" + urllib.parse.urlencode({"marker": images[-1]["id"],
+                                                                   "limit": limit})
+        body = json.dumps(page, default=str).encode()
         start_response("200 OK", [("Content-Type", "application/json")])
         return [body]
     return app
@@ -254,8 +273,10 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     _Cloud.service_down_time_s, _Cloud.report_interval_s = args.service_down_time, args.report_interval
+    tuning.install()
     cloud = _Cloud()
     cloud.setUp()
+    tuning.quiet_logging()
     fault = _Fault()
     rpc_log = _ComputeRpcLog()
     rpc_log.install()

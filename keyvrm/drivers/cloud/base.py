@@ -75,6 +75,13 @@ class CloudDriver(abc.ABC):
     def list_inventories(self) -> dict[str, dict[str, snapshot.Inventory]]:
         """Placement inventories with usage: host -> resource class -> Inventory."""
 
+    def host_inventories(self, host: str) -> dict[str, snapshot.Inventory]:
+        """A fresh read of one host's Placement inventories with usage ({} if it has none).
+
+        This default reads every host's; a driver that can read one host alone overrides it.
+        """
+        return self.list_inventories().get(host, {})
+
     @abc.abstractmethod
     def list_servers(self) -> list[snapshot.VM]:
         """Every server of every project (``all_projects``), metrics left None."""

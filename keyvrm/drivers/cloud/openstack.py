@@ -28,6 +28,8 @@ microversion, because the parsers rely on the shapes these versions define:
 
 The number of requests of a read does not grow with hosts or servers beyond pagination
 (page size ``page_size``), except Placement's first read (see ``openstack_placement``).
+Servers are read in full once an hour (``servers_full_read_interval_s``) and otherwise
+only those Nova changed since the last read (see ``openstack_servers``).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from keyvrm.drivers.cloud import base
 from keyvrm.drivers.cloud import openstack_http as http
 from keyvrm.drivers.cloud import openstack_parse as parse
 from keyvrm.drivers.cloud import openstack_placement as placement
+from keyvrm.drivers.cloud import openstack_servers
 from keyvrm.drivers import errors
 from keyvrm.model import snapshot as m
 
@@ -59,11 +62,18 @@ ZONES_MV = "2.1"  # os-availability-zone has not changed since
 COMPUTE_BINARY = "nova-compute"
 
 
+def _by_source(by_service: dict) -> dict:
+    return {m.SOURCE_NOVA: by_service.get("compute", 0),
+            m.SOURCE_PLACEMENT: by_service.get("placement", 0),
+            m.SOURCE_GLANCE: by_service.get("image", 0)}
+
+
 class OpenStackCloudDriver(base.CloudDriver):
     """``CloudDriver`` over an openstacksdk connection (see the module docstring)."""
 
     def __init__(self, connection, *, page_size: int = 1000, clock=None,
-                 migration_wait_s: float = 30.0, poll_interval_s: float = 0.2):
+                 migration_wait_s: float = 30.0, poll_interval_s: float = 0.2,
+                 servers_full_read_interval_s: float = 3600.0):
         self.conn = connection
         self.page_size = page_size
         self.clock = clock or clock_mod.WallClock()
@@ -72,15 +82,19 @@ class OpenStackCloudDriver(base.CloudDriver):
         self.requests = http.install_counter(connection.session)
         self.placement = placement.PlacementReader(lambda: http.proxy_of(connection, "placement"),
                                                    self.requests)
+        self.server_list = openstack_servers.ServerList(self._server_pages, self.clock,
+                                                        servers_full_read_interval_s)
         self._migration_servers = {}  # migration id -> server id, for get_migration
 
     @property
     def request_counts(self) -> dict:
         """Snapshot source -> requests this driver has sent it (the harvest reads this)."""
-        counts = self.requests.by_service()
-        return {m.SOURCE_NOVA: counts.get("compute", 0),
-                m.SOURCE_PLACEMENT: counts.get("placement", 0),
-                m.SOURCE_GLANCE: counts.get("image", 0)}
+        return _by_source(self.requests.by_service())
+
+    @property
+    def response_bytes(self) -> dict:
+        """Snapshot source -> response body bytes this driver has read from it."""
+        return _by_source(self.requests.bytes_by_service())
 
     # --- helpers ---------------------------------------------------------------------------
     def _proxy(self, service):
@@ -149,12 +163,19 @@ class OpenStackCloudDriver(base.CloudDriver):
         """
         return self.placement.inventories()
 
+    def host_inventories(self, host):
+        """One provider's inventories and usages: 2 Placement requests (4 uncached), not a region read."""
+        return self.placement.host_inventories(host)
+
+    def _server_pages(self, params: dict) -> list:
+        return http.paginate(self._proxy("compute"), "/servers/detail", "servers",
+                             microversion=SERVERS_MV, params=dict(params, all_tenants="True"),
+                             page_size=self.page_size, counter=self.requests)
+
     def list_servers(self):
+        """Every server: the servers Nova changed since the last read, merged (``openstack_servers``)."""
         groups_by_member = {member: g.id for g in self.list_server_groups() for member in g.members}
-        bodies = http.paginate(self._proxy("compute"), "/servers/detail", "servers",
-                               microversion=SERVERS_MV, params={"all_tenants": "True"},
-                               page_size=self.page_size, counter=self.requests)
-        return [parse.server(b, groups_by_member) for b in bodies]
+        return self.server_list.servers(groups_by_member)
 
     def list_servers_on(self, host):
         """GET /servers/detail?host= (admin), paginated, with the server groups of its servers."""
@@ -287,14 +308,17 @@ def connection_from_conf(conf) -> openstack.connection.Connection:
 def from_conf(conf, clock=None) -> OpenStackCloudDriver:
     """The driver for the cloud [cloud] names; page size from [harvest] page_size."""
     return OpenStackCloudDriver(connection_from_conf(conf), page_size=conf.harvest.page_size, clock=clock,
-                                migration_wait_s=conf.cloud.migration_record_wait)
+                                migration_wait_s=conf.cloud.migration_record_wait,
+                                servers_full_read_interval_s=conf.harvest.servers_full_read_interval)
 
 
-def from_endpoints(endpoints: dict, *, page_size: int = 1000, clock=None) -> OpenStackCloudDriver:
+def from_endpoints(endpoints: dict, *, page_size: int = 1000, clock=None,
+                   servers_full_read_interval_s: float = 3600.0) -> OpenStackCloudDriver:
     """A driver for a Keystone-less cloud (``auth_type none``) given its endpoint URLs.
 
     ``endpoints`` maps service type (``compute``, ``placement``, ...) to URL.
     """
     connection = openstack.connection.Connection(
         auth_type="none", **{f"{k}_endpoint_override": v for k, v in endpoints.items()})
-    return OpenStackCloudDriver(connection, page_size=page_size, clock=clock)
+    return OpenStackCloudDriver(connection, page_size=page_size, clock=clock,
+                                servers_full_read_interval_s=servers_full_read_interval_s)

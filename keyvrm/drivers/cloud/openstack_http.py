@@ -22,13 +22,15 @@ class RequestCounter:
     """Counts HTTP requests: all the session sends, and the driver's own per service.
 
     The total comes from a requests response hook, so the SDK's version discovery
-    counts too; ``add`` counts the driver's calls per service type.
+    counts too; ``add`` counts the driver's calls per service type and ``add_bytes``
+    the response bodies the driver decoded.
     """
 
     def __init__(self):
         self._lock = threading.Lock()
         self._total = 0
         self._by_service = collections.Counter()
+        self._bytes_by_service = collections.Counter()
 
     def __call__(self, response, *args, **kwargs):
         with self._lock:
@@ -40,6 +42,11 @@ class RequestCounter:
         with self._lock:
             self._by_service[service_type] += 1
 
+    def add_bytes(self, service_type: str, count: int):
+        """Count ``count`` bytes of response body the driver read from ``service_type``."""
+        with self._lock:
+            self._bytes_by_service[service_type] += count
+
     def total(self) -> int:
         """Requests the session sent since the counter was installed."""
         with self._lock:
@@ -49,6 +56,11 @@ class RequestCounter:
         """Driver calls per service type (``compute``, ``placement``, ``image``, ...)."""
         with self._lock:
             return dict(self._by_service)
+
+    def bytes_by_service(self) -> dict:
+        """Response body bytes the driver read per service type."""
+        with self._lock:
+            return dict(self._bytes_by_service)
 
 
 def install_counter(session) -> RequestCounter:
@@ -109,6 +121,8 @@ def call(proxy, method: str, path: str, *, microversion: Optional[str] = None,
         if response.status_code == 404:
             raise errors.NotFoundInCloud(message)
         raise errors.CloudError(response.status_code, message)
+    if counter is not None:
+        counter.add_bytes(proxy.service_type, len(response.content))
     if response.status_code == 204 or not response.content:
         return None
     return response.json()

@@ -33,7 +33,11 @@ def served(seeded_db):
 
 
 def _openstack(server, *args):
-    command = [OPENSTACK, "--os-auth-type", "none", "--os-endpoint", server.url, "keyvrm", *args]
+    """``openstack [global options] keyvrm <command>``: leading ``--os-*`` arguments are global options."""
+    options = []
+    while args and args[0].startswith("--os-"):
+        options, args = options + list(args[:2]), args[2:]
+    command = [OPENSTACK, "--os-auth-type", "none", "--os-endpoint", server.url, *options, "keyvrm", *args]
     env = dict(os.environ, PYTHONWARNINGS="ignore")
     return subprocess.run(command, capture_output=True, text=True, timeout=60, env=env)
 
@@ -150,3 +154,12 @@ def test_event_show_names_each_host_that_rejected_a_vm_without_target(served):
     assert result.returncode == 0, result.stderr
     [entry] = json.loads(result.stdout)["no_target"]
     assert entry["rejected_hosts"] == [{"host": "cmp-2", "check": "ServerGroupAntiAffinityFilter", "vms": 1}]
+
+
+def test_api_version_option_pins_a_known_microversion_and_refuses_an_unknown_one(served):
+    pinned = _openstack(served, "--os-keyvrm-api-version", "1.0", "event", "show", "ev-1", "-f", "json")
+    assert pinned.returncode == 0, pinned.stderr
+    assert json.loads(pinned.stdout)["id"] == "ev-1"
+    unknown = _openstack(served, "--os-keyvrm-api-version", "1.99", "event", "show", "ev-1")
+    assert unknown.returncode != 0
+    assert "--os-keyvrm-api-version: '1.99'" in unknown.stderr

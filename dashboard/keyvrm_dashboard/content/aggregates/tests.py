@@ -367,3 +367,7 @@ class RegionTests(kv_helpers.ReaderTestCase):
             client = keyvrm.keyvrmclient(self.request)
             self.assertEqual(region, client.adapter.region_name)
             self.assertEqual(url, client.adapter.endpoint_override)
+
+    def test_client_asks_for_the_microversion_the_panels_are_written_for(self):
+        client = keyvrm.keyvrmclient(self.request)
+        self.assertEqual('1.0', client.api_version)  # pinned: no negotiation request

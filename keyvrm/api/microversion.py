@@ -9,7 +9,8 @@ was served at and ``Vary: OpenStack-API-Version`` (caches must key on it).
 
 ``VERSIONS`` lists every version, oldest first; each one is described in
 ``rest_api_version_history.rst`` next to this module (a test keeps the two together).
-Handlers read the version of their call as ``call.version`` (a ``Version``).
+Handlers read the version of their call as ``call.version`` (a ``Version``) and compare
+it with the version a change came with (``REASON_LIST``).
 """
 
 import re
@@ -23,6 +24,7 @@ LATEST = "latest"
 
 VERSIONS = (
     "1.0",  # the v1 API as it was before microversions
+    "1.1",  # events' and cycle outcomes' reasons as a list of entries (reasons, more_reasons), not text
 )
 
 _NUMBER = re.compile(r"(0|[1-9][0-9]{0,5})\.(0|[1-9][0-9]{0,5})")
@@ -49,6 +51,8 @@ def parse(text) -> Version:
 
 MIN_VERSION = parse(VERSIONS[0])
 MAX_VERSION = parse(VERSIONS[-1])
+# The version each change came with (handlers and schemas compare call.version with these).
+REASON_LIST = parse("1.1")
 
 
 def _asked(value):

@@ -55,9 +55,9 @@ def _links(route, by_operation_id):
     return links
 
 
-def _operation(route, by_operation_id):
+def _operation(route, by_operation_id, version):
     responses = {str(route.status): {"description": route.summary, "headers": _SERVED_HEADERS, "content": {
-        "application/json": {"schema": route.response_schema}}}}
+        "application/json": {"schema": route.response_schema_at(version)}}}}
     if route.links:
         responses[str(route.status)]["links"] = _links(route, by_operation_id)
     # any request may name a malformed microversion (400) or one not served here (406); any
@@ -92,7 +92,7 @@ def document(server_url="", version=microversion.MAX_VERSION):
     routes = router.all_routes()
     by_operation_id = {r.operation_id: r for r in routes}
     for route in routes:
-        paths.setdefault(route.path, {})[route.method.lower()] = _operation(route, by_operation_id)
+        paths.setdefault(route.path, {})[route.method.lower()] = _operation(route, by_operation_id, version)
     return {
         "openapi": "3.1.0",
         "info": {"title": "KeyVRM API", "version": str(version),

@@ -2,6 +2,7 @@
 
 from keyvrm.api import ids
 from keyvrm.api import paging
+from keyvrm.api import reason_view
 from keyvrm.api import route
 from keyvrm.api.schemas import common
 from keyvrm.api.schemas import cycle as schema
@@ -28,7 +29,9 @@ def list_cycles(call):
 def show_cycle(call, cycle_id):
     """One cycle with its reason, the number of events it created and its aggregates' no-op outcomes."""
     ident = ids.parse_id(cycle_id, lambda v: exception.NotFound(f"cycle {v} not found"))
-    return {"cycle": db_api.get_cycle_summary(call.db, ident)}
+    cycle = db_api.get_cycle_summary(call.db, ident)
+    cycle["outcomes"] = [reason_view.shown(o, call.version, empty_text="") for o in cycle["outcomes"]]
+    return {"cycle": cycle}
 
 
 def request_cycle(call):

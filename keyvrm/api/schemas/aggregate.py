@@ -3,6 +3,7 @@
 from keyvrm.api import ids
 from keyvrm.api.schemas import common
 from keyvrm.api.schemas import event
+from keyvrm.api.schemas import reason
 from keyvrm.model import settings
 
 _PERCENT = {"type": "number", "minimum": 0, "maximum": 100}
@@ -28,14 +29,19 @@ CONFIG_FIELDS = {
 }
 assert set(CONFIG_FIELDS) == set(settings.AGGREGATE_CONFIG_FIELDS)
 
-_ITEM_FIELDS = dict(CONFIG_FIELDS, name=common.STRING, nova_id=common.OPT_INTEGER,
-                    availability_zone=common.OPT_STRING, deleted=common.BOOLEAN,
-                    created_at=common.TIMESTAMP, updated_at=common.TIMESTAMP,
-                    last_event=event.OPT_EVENT_ITEM,
-                    last_event_state={"type": ["string", "null"]})
-AGGREGATE_ITEM = common.obj(_ITEM_FIELDS)
-AGGREGATES = common.collection("aggregates", AGGREGATE_ITEM)
-AGGREGATE = common.obj({"aggregate": common.obj(dict(_ITEM_FIELDS, current_event=event.OPT_EVENT_ITEM))})
+
+def _item_fields(version):
+    """An aggregate's fields at ``version`` (its newest event's reasons differ by version)."""
+    return dict(CONFIG_FIELDS, name=common.STRING, nova_id=common.OPT_INTEGER,
+                availability_zone=common.OPT_STRING, deleted=common.BOOLEAN,
+                created_at=common.TIMESTAMP, updated_at=common.TIMESTAMP,
+                last_event=event.optional_event_item(version),
+                last_event_state={"type": ["string", "null"]})
+
+
+AGGREGATES = reason.versioned(lambda version: common.collection("aggregates", common.obj(_item_fields(version))))
+AGGREGATE = reason.versioned(lambda version: common.obj({"aggregate": common.obj(dict(
+    _item_fields(version), current_event=event.optional_event_item(version)))}))
 
 # Turning NOOP on needs its reason in the same request.
 PATCH = {"type": "object", "properties": CONFIG_FIELDS, "additionalProperties": False,

@@ -41,6 +41,14 @@ class RequestTooLarge(KeyVRMError):
     field = "body"
 
 
+class MicroversionNotAcceptable(KeyVRMError):
+    """A well-formed API microversion this server does not serve (older than its minimum or newer than its maximum)."""
+
+    code = "microversion_not_acceptable"
+    http_status = 406
+    field = "OpenStack-API-Version"
+
+
 class NotFound(KeyVRMError):
     code = "not_found"
     http_status = 404

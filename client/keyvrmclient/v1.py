@@ -6,14 +6,43 @@ the service-types authority asks for a name saying what the service does, not th
 project's name. Register the *unversioned* root in the catalog, e.g.
 ``openstack endpoint create --region RegionOne vm-resource-manager public http://HOST:9877``;
 the client adds ``/v1``.
+
+The API is microversioned (``OpenStack-API-Version: vm-resource-manager X.Y``). The
+client sends one version with every request: the one it is given, or else the highest
+of ``KNOWN_VERSIONS`` the server serves, read once from the server's version document.
 """
 
+import re
 import urllib.parse
 
 from keystoneauth1 import adapter as ks_adapter
 
 SERVICE_TYPE = "vm-resource-manager"
 API_VERSION = "1"
+VERSION_HEADER = "OpenStack-API-Version"
+# The microversions whose responses this client reads, oldest first (the server's
+# keyvrm/api/rest_api_version_history.rst says what each changed).
+KNOWN_VERSIONS = ("1.0", "1.1")
+REASON_LIST = "1.1"  # events' and cycle outcomes' reasons as entries (reasons, more_reasons), not text
+_VERSION = re.compile(r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)")
+
+
+def version_tuple(text):
+    """``"1.10"`` as ``(1, 10)`` (versions compare as tuples), or ValueError if it is not ``X.Y``."""
+    found = _VERSION.fullmatch(text or "")
+    if found is None:
+        raise ValueError("%r is not a microversion (X.Y)" % (text,))
+    return int(found.group(1)), int(found.group(2))
+
+
+def pick_version(server_min, server_max, known=KNOWN_VERSIONS):
+    """The highest of ``known`` within the server's [``server_min``, ``server_max``], or None if none is.
+
+    A server that gives no range (older than microversions) serves 1.0 only.
+    """
+    low, high = version_tuple(server_min or "1.0"), version_tuple(server_max or "1.0")
+    inside = [v for v in known if low <= version_tuple(v) <= high]
+    return max(inside, key=version_tuple) if inside else None
 
 
 class ClientError(Exception):
@@ -35,16 +64,46 @@ def _error(response):
 
 
 class Client:
-    """The v1 API. ``session`` (keystoneauth1) or a ready ``adapter``; region and interface pick the endpoint."""
+    """The v1 API. ``session`` (keystoneauth1) or a ready ``adapter``; region and interface pick the endpoint.
+
+    ``api_version``: the microversion to send (``"1.0"``, one of ``KNOWN_VERSIONS``); None
+    negotiates it on the first request (see ``api_version``).
+    """
 
     def __init__(self, session=None, region_name=None, interface="public", endpoint_override=None,
-                 adapter=None, **adapter_options):
+                 adapter=None, api_version=None, **adapter_options):
+        if api_version is not None and api_version not in KNOWN_VERSIONS:
+            raise ValueError("api_version: %r is not a microversion this client reads (%s)"
+                             % (api_version, ", ".join(KNOWN_VERSIONS)))
+        self._api_version = api_version
         self.adapter = adapter or ks_adapter.Adapter(
             session=session, service_type=SERVICE_TYPE, region_name=region_name, interface=interface,
             endpoint_override=endpoint_override, **adapter_options)
 
+    @property
+    def api_version(self):
+        """The microversion this client sends: the one it was given, else the one negotiated with the server.
+
+        Negotiating reads the version document (``GET /v1``) once and takes the highest
+        of ``KNOWN_VERSIONS`` the server serves; ``ClientError`` (406) if it serves none.
+        """
+        if self._api_version is None:
+            response = self.adapter.request("/v1", "GET", raise_exc=False, headers={"Accept": "application/json"})
+            if response.status_code >= 400:
+                raise _error(response)
+            version = response.json()["version"]
+            picked = pick_version(version.get("min_version"), version.get("max_version"))
+            if picked is None:
+                raise ClientError(406, "microversion_not_acceptable",
+                                  "the server serves microversions %s to %s; this client reads %s"
+                                  % (version.get("min_version"), version.get("max_version"),
+                                     ", ".join(KNOWN_VERSIONS)))
+            self._api_version = picked
+        return self._api_version
+
     def _request(self, method, path, json=None, params=None):
-        kwargs = {"raise_exc": False, "headers": {"Accept": "application/json"}}
+        kwargs = {"raise_exc": False, "headers": {
+            "Accept": "application/json", VERSION_HEADER: "%s %s" % (SERVICE_TYPE, self.api_version)}}
         if json is not None:
             kwargs["json"] = json
         if params:

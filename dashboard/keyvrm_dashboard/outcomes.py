@@ -1,14 +1,20 @@
-"""The latest cycle and its per-aggregate outcomes: why nothing happened on an aggregate."""
+"""An aggregate's latest outcome: why KeyVRM did or did not act on it, from its own records only."""
 
 from keyvrm_dashboard.api import keyvrm
 
+# A cycle still running has not decided for every aggregate yet: never the one shown.
+FINISHED = ('completed', 'skipped')
+# A fast-path cycle judges only the aggregates of a failed host; the periodic one judges all.
+FAST_PATH = 'fast_path'
+NEWEST_CYCLES_LOOKED_AT = 10
+
 
 def latest_cycle(request):
-    """The newest cycle with its outcomes, or None when KeyVRM has not run a cycle yet."""
-    cycles = keyvrm.cycle_list(request, limit=1)
-    if not cycles:
-        return None
-    return keyvrm.cycle_get(request, cycles[0]['id'])
+    """The newest finished periodic cycle with its outcomes, or None when KeyVRM has not finished one yet."""
+    for cycle in keyvrm.cycle_list(request, limit=NEWEST_CYCLES_LOOKED_AT):
+        if cycle.get('status') in FINISHED and cycle.get('reason_code') != FAST_PATH:
+            return keyvrm.cycle_get(request, cycle['id'])
+    return None
 
 
 def outcomes_by_aggregate(cycle):
@@ -19,16 +25,21 @@ def outcomes_by_aggregate(cycle):
     return result
 
 
-def outcome_text(cycle, outcomes, last_event):
-    """One line saying what KeyVRM last decided for an aggregate, and why.
+def outcome_text(cycle, outcomes, aggregate):
+    """One line saying what KeyVRM last decided for ``aggregate``, and why; never another aggregate's reason.
 
-    The latest cycle's no-op outcomes first (``LB: too early ...``); a cycle that ended
-    without processing (KeyVRM disabled) says its own reason; else the last event's reason.
+    The aggregate's own no-op outcomes of the latest cycle first (``LB: too early ...``);
+    a cycle that processed nothing (KeyVRM disabled) says its own reason, which holds for
+    every aggregate; an aggregate KeyVRM does not process says why from its config (NOOP
+    and its reason, no marker); else its last event's reason.
     """
     if outcomes:
         return '; '.join('%s: %s' % (o['kind'], o['reason']) for o in outcomes)
-    if cycle and cycle.get('reason'):
+    if cycle and cycle.get('status') == 'skipped' and cycle.get('reason'):
         return cycle['reason']
-    if last_event:
-        return last_event.get('reason') or ''
-    return ''
+    if not aggregate.get('marker'):
+        return 'aggregate %s has no HA/LB marker: KeyVRM only watches it' % aggregate['name']
+    if aggregate.get('no_op_mode'):
+        return 'aggregate in NOOP: %s' % (aggregate.get('no_op_reason') or 'no reason given')
+    last_event = aggregate.get('last_event')
+    return (last_event or {}).get('reason') or ''

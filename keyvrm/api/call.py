@@ -1,4 +1,4 @@
-"""One API call as handlers see it: the request, its validated inputs, who asks, and the services."""
+"""One API call as handlers see it: the request, its validated inputs and microversion, who asks, and the services."""
 
 import dataclasses
 
@@ -20,11 +20,14 @@ class Services:
 
 @dataclasses.dataclass(frozen=True)
 class Call:
+    """One request as a handler sees it; ``version`` is the microversion it is served at."""
+
     request: object
     services: Services
     context: object
     query: dict
     body: object
+    version: object
 
     @property
     def db(self):

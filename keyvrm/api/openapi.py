@@ -1,11 +1,22 @@
-"""The OpenAPI 3.1 document of v1, generated from the route declarations (never hand-written)."""
+"""The OpenAPI 3.1 document of v1 at one microversion, generated from the route declarations (never hand-written)."""
 
 import re
 
+from keyvrm.api import microversion
 from keyvrm.api import router
 from keyvrm.api.schemas import common
 
 _PATH_PARAM = re.compile(r"{(\w+)}")
+_VERSION_HEADER = {
+    "name": microversion.HEADER, "in": "header", "required": False, "schema": {"type": "string"},
+    "description": "The microversion to serve: `%s X.Y` or `%s latest`; without it, the minimum."
+                   " The version document (`GET /v1`) gives the minimum and maximum."
+                   % (microversion.SERVICE_TYPE, microversion.SERVICE_TYPE)}
+_SERVED_HEADERS = {
+    microversion.HEADER: {"description": "The microversion the response was served at: `%s X.Y`."
+                                         % microversion.SERVICE_TYPE, "schema": {"type": "string"}},
+    "Vary": {"description": "Names `%s`: responses differ by microversion." % microversion.HEADER,
+             "schema": {"type": "string"}}}
 
 
 def _parameters(route):
@@ -13,7 +24,7 @@ def _parameters(route):
               for name in _PATH_PARAM.findall(route.path)]
     params += [{"name": p.name, "in": "query", "required": False, "schema": p.schema,
                 "description": p.description} for p in route.query]
-    return params
+    return params + [_VERSION_HEADER]
 
 
 def _error_response(description):
@@ -22,7 +33,9 @@ def _error_response(description):
 
 
 _ERROR_TEXT = {400: "Bad request: the error names the field.", 401: "Not authenticated.",
-               403: "Not allowed by policy.", 404: "Not found.", 409: "Conflict with the current state.",
+               403: "Not allowed by policy.", 404: "Not found.",
+               406: "The requested microversion is not served here (see the version document).",
+               409: "Conflict with the current state.",
                413: "The request body is larger than [oslo_middleware] max_request_body_size.",
                503: "The database is unavailable; retry after the seconds in Retry-After."}
 
@@ -42,14 +55,14 @@ def _links(route, by_operation_id):
     return links
 
 
-def _operation(route, by_operation_id):
-    responses = {str(route.status): {"description": route.summary, "content": {
-        "application/json": {"schema": route.response_schema}}}}
+def _operation(route, by_operation_id, version):
+    responses = {str(route.status): {"description": route.summary, "headers": _SERVED_HEADERS, "content": {
+        "application/json": {"schema": route.response_schema_at(version)}}}}
     if route.links:
         responses[str(route.status)]["links"] = _links(route, by_operation_id)
-    codes = set(route.errors)
-    if _PATH_PARAM.search(route.path) or route.query or route.request_schema is not None:
-        codes.add(400)  # any input may be refused: not UTF-8, a NUL, nested too deep
+    # any request may name a malformed microversion (400) or one not served here (406); any
+    # other input may be refused too: not UTF-8, a NUL, nested too deep
+    codes = set(route.errors) | {400, 406}
     if route.request_schema is not None:
         codes.add(413)
     if not route.public:
@@ -73,17 +86,20 @@ def _operation(route, by_operation_id):
     return operation
 
 
-def document(server_url=""):
-    """The whole document, with ``server_url`` as its server."""
+def document(server_url="", version=microversion.MAX_VERSION):
+    """The whole document at microversion ``version``, with ``server_url`` as its server."""
     paths = {}
     routes = router.all_routes()
     by_operation_id = {r.operation_id: r for r in routes}
     for route in routes:
-        paths.setdefault(route.path, {})[route.method.lower()] = _operation(route, by_operation_id)
+        paths.setdefault(route.path, {})[route.method.lower()] = _operation(route, by_operation_id, version)
     return {
         "openapi": "3.1.0",
-        "info": {"title": "KeyVRM API", "version": "1.0",
-                 "description": "Fencing, evacuation and load balancing of an OpenStack region's VMs."},
+        "info": {"title": "KeyVRM API", "version": str(version),
+                 "description": "Fencing, evacuation and load balancing of an OpenStack region's VMs."
+                                " This document describes microversion %s (`%s: %s %s`); ask for it"
+                                " with another version in that header to read that version's."
+                                % (version, microversion.HEADER, microversion.SERVICE_TYPE, version)},
         "servers": [{"url": server_url or "/"}],
         "paths": paths,
         "components": {

@@ -41,14 +41,29 @@ def member(resource, field):
 
 
 @dataclasses.dataclass(frozen=True)
+class Versioned:
+    """A response schema that changed in a microversion: ((first version, schema), ...), oldest first."""
+
+    since: tuple
+
+    def at(self, version):
+        """The schema of the responses served at ``version``."""
+        return [schema for first, schema in self.since if first <= version][-1]
+
+
+@dataclasses.dataclass(frozen=True)
 class Route:
-    """One endpoint: method, OpenAPI-style path, handler, policy rule and schemas."""
+    """One endpoint: method, OpenAPI-style path, handler, policy rule and schemas.
+
+    ``response_schema`` is one schema, or ``Versioned`` when the response changed in a
+    microversion (``response_schema_at``).
+    """
 
     method: str
     path: str
     handler: Callable
     summary: str
-    response_schema: Optional[dict]
+    response_schema: object
     policy: Optional[str] = None
     status: int = 200
     request_schema: Optional[dict] = None
@@ -60,6 +75,12 @@ class Route:
     @property
     def operation_id(self):
         return self.handler.__name__
+
+    def response_schema_at(self, version):
+        """The schema of this endpoint's successful responses at microversion ``version``."""
+        if isinstance(self.response_schema, Versioned):
+            return self.response_schema.at(version)
+        return self.response_schema
 
 
 @dataclasses.dataclass(frozen=True)

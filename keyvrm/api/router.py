@@ -1,4 +1,4 @@
-"""Dispatch: match the route, authorise its policy rule, validate inputs, call the handler, render."""
+"""Dispatch: read the microversion, match the route, authorise its policy, validate inputs, call the handler, render."""
 
 import routes
 import webob
@@ -19,6 +19,7 @@ from keyvrm.api.handlers import root
 from keyvrm.api.handlers import snapshot
 from keyvrm.api.handlers import vm
 from keyvrm.api import inputs
+from keyvrm.api import microversion
 from keyvrm.api import outage
 from keyvrm.api import route as api_route
 from keyvrm.api import serialize
@@ -77,13 +78,16 @@ class Router:
     def __call__(self, environ, start_response):
         request = webob.Request(environ)
         request_id = environ.get("openstack.request_id")
+        version = None
         try:
-            response = self._dispatch(request)
+            version = microversion.requested(request.headers)
+            response = self._dispatch(request, version)
         except Exception as exc:  # every error leaves through errors.py, nowhere else
             response = errors.error_response(exc, request_id, self.outages)
+        response.headers.update(microversion.response_headers(version))
         return response(environ, start_response)
 
-    def _dispatch(self, request):
+    def _dispatch(self, request, version):
         path = inputs.request_path(request.environ).rstrip("/") or "/"
         match = self.mapper.match(path)
         if match is None:
@@ -102,7 +106,7 @@ class Router:
         inputs.check_query_string(request.environ.get("QUERY_STRING", ""))
         query = validation.coerce_query(route.query, request.GET)
         call = api_call.Call(request, self.services, context, query,
-                             _body(request, route, self.services.conf.api.max_json_depth))
+                             _body(request, route, self.services.conf.api.max_json_depth), version)
         result = route.handler(call, **match)
         if not route.public:  # public routes do not read the database
             self.outages.served()

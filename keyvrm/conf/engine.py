@@ -39,8 +39,8 @@ opts = [
     cfg.IntOpt("max_rejected_hosts", default=100, min=0,
                help="Most (candidate host, check) items an event keeps per VM (HA) or overloaded "
                     "host (LB) that found no target, in the no_target entries of GET "
-                    "/v1/events/{event_id}; more_hosts counts the items left out. The reason text "
-                    "counts every host whatever this value."),
+                    "/v1/events/{event_id}; more_hosts counts the items left out. The event's "
+                    "no_target reason counts every host per check whatever this value."),
 ]
 
 

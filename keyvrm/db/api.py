@@ -446,51 +446,78 @@ def create_event(db, aggregate_name, kind, marker, cycle_id=None, snapshot_id=No
     return event_id
 
 
-def set_event_status(db, event_id, status, state=None, reason_code=None, reason=None):
-    """Move an event to ``status`` (and ``state``); a ``completed`` event must have a state."""
+def _check_event_move(status, state):
+    """Refuse an unknown status or state, and a ``completed`` status without a state."""
     _check_choice("status", status, models.EVENT_STATUSES)
     if state is not None:
         _check_choice("state", state, models.EVENT_STATES)
     if status == "completed" and state is None:
         raise exception.InvalidField("state", "a completed event needs a state")
+
+
+def _move_event(db, row, status, state):
+    row.status = status
+    if state is not None:
+        row.state = state
+    if status == "completed":
+        row.finished_at = db.now()
+
+
+def set_event_status(db, event_id, status, state=None):
+    """Move an event to ``status`` (and ``state``); a ``completed`` event must have a state."""
+    _check_event_move(status, state)
     with db.writer() as session:
-        row = session.get(models.Event, event_id)
-        if row is None:
-            raise exception.NotFound(f"event {event_id} not found")
-        row.status = status
-        if state is not None:
-            row.state = state
-        if reason is not None:
-            row.reason_code, row.reason = reason_code, reason
-        if status == "completed":
-            row.finished_at = db.now()
+        _move_event(db, _row_or_404(session, models.Event, event_id, "event"), status, state)
 
 
 def _no_target_key(entry):
     return entry["source_host"] or "", entry["vm_id"] or ""
 
 
-def update_event_reasons(db, event_id, merge, no_target=(), status=None):
-    """Rewrite an event's reason and add its "no target" entries in one row-locked transaction.
+def update_event_reasons(db, event_id, merge, no_target=(), status=None, state=None):
+    """Rewrite an event's reasons, add its "no target" entries and move it, in one row-locked transaction.
 
-    ``merge(stored reason)`` returns the new (reason_code, reason); a None reason leaves both
+    ``merge(stored reasons)`` returns the new (reason_code, reasons), or None to leave both
     as they are. ``no_target`` entries (``keyvrm.flows.events.no_target_entry``) are kept one
     per (source_host, vm_id), a later one replacing the earlier, ordered by source_host then
-    vm_id. With ``status`` (never ``completed``: that needs a state) the event moves to it.
+    vm_id. With ``status`` (and ``state``, which ``completed`` needs) the event moves to it.
     """
     if status is not None:
-        _check_choice("status", status, tuple(s for s in models.EVENT_STATUSES if s != "completed"))
+        _check_event_move(status, state)
     with db.writer() as session:
         row = _row_or_404(session, models.Event, event_id, "event", lock=True)
-        reason_code, reason = merge(row.reason)
+        merged = merge(row.reasons)
+        if merged is not None:
+            row.reason_code, row.reasons = merged
         if status is not None:
-            row.status = status
-        if reason is not None:
-            row.reason_code, row.reason = reason_code, reason
+            _move_event(db, row, status, state)
         if no_target:
             kept = {_no_target_key(e): e for e in row.no_target or ()}
             kept.update((_no_target_key(e), dict(e)) for e in no_target)
             row.no_target = [kept[key] for key in sorted(kept)]
+
+
+def settle_event(db, event_id, decide):
+    """Complete an event whose recommendations all ended, in one row-locked transaction; its final state.
+
+    ``decide(stored reasons, statuses of its recommendations)`` returns None while one is
+    still open (nothing changes), else (state, reason_code, reasons): the event is then
+    completed with them. An event already completed is left as it is (its state is
+    returned), so of two settles that race only the first writes.
+    """
+    with db.writer() as session:
+        row = _row_or_404(session, models.Event, event_id, "event", lock=True)
+        if row.status == "completed":
+            return row.state
+        statuses = list(session.execute(sa.select(models.Recommendation.status).where(
+            models.Recommendation.event_id == event_id)).scalars())
+        decided = decide(row.reasons, statuses)
+        if decided is None:
+            return None
+        state, row.reason_code, row.reasons = decided
+        _check_event_move("completed", state)
+        _move_event(db, row, "completed", state)
+        return state
 
 
 def _event_dict(row):
@@ -1152,7 +1179,7 @@ def get_cycle_summary(db, cycle_id):
         return values
 
 
-_OUTCOME_FIELDS = ("aggregate_name", "kind", "reason_code", "reason", "ran_at", "next_run_at")
+_OUTCOME_FIELDS = ("aggregate_name", "kind", "reason_code", "reasons", "ran_at", "next_run_at")
 
 
 def _cycle_outcomes(session, cycle_id):
@@ -1161,14 +1188,17 @@ def _cycle_outcomes(session, cycle_id):
     return [{f: getattr(r, f) for f in _OUTCOME_FIELDS} for r in session.execute(query).scalars()]
 
 
-def record_cycle_outcome(db, cycle_id, aggregate_name, kind, reason_code, reason, ran_at,
+def record_cycle_outcome(db, cycle_id, aggregate_name, kind, reason_code, reasons, ran_at,
                          next_run_at=None):
-    """Record that the aggregate's ``kind`` run of the cycle had nothing to do, and why (once)."""
+    """Record that the aggregate's ``kind`` run of the cycle had nothing to do, and why (once).
+
+    ``reasons`` is the run's ``ReasonList.to_json()``, ``reason_code`` its first code.
+    """
     _check_choice("kind", kind, models.EVENT_KINDS)
     with db.writer() as session:
         _insert_once(session, models.CycleOutcome(
             cycle_id=cycle_id, aggregate_name=aggregate_name, kind=kind, reason_code=reason_code,
-            reason=reason, ran_at=ran_at, next_run_at=next_run_at))
+            reasons=reasons, ran_at=ran_at, next_run_at=next_run_at))
 
 
 def list_cycle_outcomes(db, cycle_id):

@@ -235,6 +235,8 @@ class CycleOutcome(Base):
     the cycle so the aggregate's event history holds only runs that acted or failed. Kind
     ``NOOP``: the aggregate was not processed, and why (``noop``, ``no_marker``, ``disabled``,
     ``storage_undeclared``); so every aggregate has its own outcome or event in every cycle.
+    ``reasons`` is a ``keyvrm.model.reason_list.ReasonList`` (its ``to_json``), ranked;
+    ``reason_code`` is its first code.
     """
 
     __tablename__ = "cycle_outcomes"
@@ -247,14 +249,18 @@ class CycleOutcome(Base):
     aggregate_name = sa.Column(sa.String(255), nullable=False)
     kind = sa.Column(sa.String(8), nullable=False)
     reason_code = sa.Column(sa.String(64), nullable=False)
-    reason = sa.Column(sa.Text, nullable=False)
+    reasons = sa.Column(sa.JSON, nullable=False)
     ran_at = sa.Column(sa.DateTime, nullable=False)  # the region's time the run judged (its snapshot)
     next_run_at = sa.Column(sa.DateTime)  # LB: when lb_period next allows a run
     created_at = sa.Column(sa.DateTime, nullable=False, default=now_of)
 
 
 class Event(Base):
-    """One HA or LB run for one aggregate and one snapshot."""
+    """One HA or LB run for one aggregate and one snapshot.
+
+    ``reasons`` is a ``keyvrm.model.reason_list.ReasonList`` (its ``to_json``; None until the
+    run records one), ranked: ``reason_code`` is its first code.
+    """
 
     __tablename__ = "events"
     __table_args__ = (sa.Index("events_aggregate_created_idx", "aggregate_name", "created_at"),)
@@ -266,7 +272,7 @@ class Event(Base):
     status = sa.Column(sa.String(16), nullable=False, default="created")
     state = sa.Column(sa.String(16))
     reason_code = sa.Column(sa.String(64))
-    reason = sa.Column(sa.Text)
+    reasons = sa.Column(sa.JSON)
     # per VM (HA) or overloaded source (LB) without a target: the check that rejected each
     # candidate host, as GET /v1/events/{id} shows it (keyvrm.flows.events.no_target_entry)
     no_target = sa.Column(sa.JSON)

@@ -103,8 +103,8 @@ class DetectFailures(steps.FlowTask):
         if not to_fence:
             state = reasons.state_of(found)
             if state == "healthy" and reasons.nothing_to_do(found):  # the cycle says so, no event
-                code, text = events.describe(found)
-                db_api.record_cycle_outcome(res.db, cycle_id, aggregate, "HA", code, text,
+                code, listed = events.describe(found)
+                db_api.record_cycle_outcome(res.db, cycle_id, aggregate, "HA", code, listed,
                                             models.as_stored_time(snapshot.taken_at))
                 db_api.discard_empty_event(res.db, ha_event_id)
             else:

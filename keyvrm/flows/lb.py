@@ -64,8 +64,8 @@ class OpenEvent(steps.FlowTask):
 
 def _record(res, cycle_id, aggregate, now_s, found, next_run_s=None):
     """The run had nothing to do: its reasons go on the cycle, not into an event."""
-    code, text = events.describe(found)
-    db_api.record_cycle_outcome(res.db, cycle_id, aggregate, "LB", code, text, models.as_stored_time(now_s),
+    code, listed = events.describe(found)
+    db_api.record_cycle_outcome(res.db, cycle_id, aggregate, "LB", code, listed, models.as_stored_time(now_s),
                                 None if next_run_s is None else models.as_stored_time(next_run_s))
 
 

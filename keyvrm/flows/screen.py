@@ -38,17 +38,17 @@ class Outcome:
     """A quiet run's outcome, as the cycle records it."""
 
     aggregate: str
-    kind: str  # HA or LB
+    kind: str  # HA, LB or NOOP
     reason_code: str
-    reason: str
+    reasons: dict  # the run's ReasonList, as stored (to_json)
     ran_at_s: float
     next_run_s: Optional[float] = None
 
 
 def outcome_of(aggregate, kind, found, ran_at_s, next_run_s=None) -> Outcome:
     """The outcome of a run that had nothing to do, from the reasons it found."""
-    code, text = events.describe(found)
-    return Outcome(aggregate, kind, code, text, ran_at_s, next_run_s)
+    code, listed = events.describe(found)
+    return Outcome(aggregate, kind, code, listed, ran_at_s, next_run_s)
 
 
 @dataclasses.dataclass
@@ -131,7 +131,7 @@ def screen_lb(db, view: CycleView, snapshot, agg_config, *, max_rejected_hosts, 
 def record(db, cycle_id, outcomes) -> None:
     """Record the quiet outcomes of a cycle (one transaction; those already recorded are left)."""
     db_api.record_cycle_outcomes(db, cycle_id, [
-        dict(aggregate_name=o.aggregate, kind=o.kind, reason_code=o.reason_code, reason=o.reason,
+        dict(aggregate_name=o.aggregate, kind=o.kind, reason_code=o.reason_code, reasons=o.reasons,
              ran_at=models.as_stored_time(o.ran_at_s),
              next_run_at=None if o.next_run_s is None else models.as_stored_time(o.next_run_s))
         for o in outcomes])

@@ -147,14 +147,14 @@ def fencing_obstacle(app_config, hypervisor) -> Optional[str]:
 
 
 def _missing_sources(snapshot, app_config, aggregate) -> list:
-    """A reason per source HA judges by that failed this cycle (its silence is not health)."""
+    """The reason naming the sources HA judges by that failed this cycle (their silence is not health), if any."""
     judged = [m.SOURCE_NOVA, m.SOURCE_HEARTBEAT] + ([m.SOURCE_METRICS] if app_config.ha_fence_interfaces else [])
-    found = []
+    failed = []
     for name in judged:
         if not snapshot.source_ok(name):
             status = snapshot.sources.get(name)
-            found.append(reasons.source_missing(aggregate, name, status.error if status else None))
-    return found
+            failed.append((name, status.error if status else None))
+    return [reasons.source_missing(aggregate, failed)] if failed else []
 
 
 def detect_failures(snapshot, app_config, aggregate: str, *, heartbeat_stale_after_s: float,
@@ -261,7 +261,7 @@ def _no_target_reason(vm, rejected, online_candidates, max_rejected_hosts=None):
             what = "RAM" if code == capacity.RAM_DEPLETED else "CPU"
             return reasons.capacity(code, vm.id, "aggregate %s depleted: no host has room for"
                                     " %s" % (what, vm.id), vm.host,
-                                    detail=((code, rejections[code]),), rejected=per_host,
+                                    details=((code, rejections[code]),), rejected=per_host,
                                     more=more)
         if code == capacity.QUOTA_EXCEEDED:
             return reasons.capacity(code, vm.id, "project quota exceeded for %s" % vm.id,

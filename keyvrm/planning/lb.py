@@ -641,8 +641,8 @@ def plan_balancing(snapshot, app_config, agg_config, busy: m.BusySet = m.BusySet
     """
     failed = [name for name in PLANNED_FROM if not snapshot.source_ok(name)]
     if failed:
-        return Plan((), tuple(reasons.source_failed(agg_config.name, name, _source_error(snapshot, name))
-                              for name in failed))
+        return Plan((), (reasons.source_failed(agg_config.name, [(name, _source_error(snapshot, name))
+                                                                 for name in failed]),))
     cooled = {vm_id: at >= snapshot.taken_at for vm_id, at in (recent_moves or {}).items()
               if now_s - at < cooldown_s or at >= snapshot.taken_at}
     refused = collections.defaultdict(set)
@@ -689,7 +689,7 @@ def _plan_balancing(snapshot, app_config, agg_config, busy, cooled, refused, unf
             aggregate, agg_config.lb_overload_threshold, agg_config.lb_ceilings)]))
     worst = sorted(causes, key=lambda n: (-max(v - limit for _, v, limit in causes[n]), n))
     # what this run acts on comes first: it names the event, not an unscored dead host
-    found.insert(0, reasons.overloaded(aggregate, [(n, causes[n]) for n in worst]))
+    found[:0] = reasons.overloaded(aggregate, [(n, causes[n]) for n in worst])
     balancer.relief_levels()
     for source in worst:
         if source in busy.hosts:

@@ -1,14 +1,19 @@
-"""Why a planner did nothing (or less than asked): machine-readable codes and sentences.
+"""Why a planner did nothing (or less than asked): machine-readable codes, sentences and figures.
 
 Every "nothing to do" outcome of a planner is a ``Reason``: a stable ``code`` an API or
-test can match, a ``message`` an operator can read, and the VM/host it is about. The
-constructors below are the only place these sentences are written.
+test can match, a ``message`` an operator can read, the host and VM it is about, and its
+figures (``details``: a syn_score and its threshold, a ceiling, hosts rejected per check).
+The constructors below are the only place these sentences are written. An event or a
+cycle outcome keeps them as entries of a ``keyvrm.model.reason_list.ReasonList``
+(``Reason.entry``), ordered by ``rank``, whose first code is the event's ``reason_code``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from typing import Optional
+
+from keyvrm.model import reason_list
 
 DISABLED = "disabled"
 NOOP = "noop"
@@ -41,6 +46,7 @@ HA_ACTED = "ha_acted"  # HA+LB: LB skipped in a cycle where HA recommended evacu
 ENGINE_LOST_DATABASE = "engine_lost_database"  # the sweep settled work whose flow was lost
 SOURCE_FAILED = "source_failed"  # LB: Nova or Placement failed this cycle, nothing planned
 LB_NO_TARGET = "lb_no_target"  # LB found overloaded hosts and could relieve none of them
+RECOMMENDATIONS_FINAL = "recommendations_final"  # a settled event: how its recommendations ended
 # Capacity codes (keyvrm.scheduling.capacity) are reasons too:
 # cpu_depleted, ram_depleted, hugepages_depleted, no_inventory, quota_exceeded,
 # no_online_hypervisor, vm_not_on_expected_host.
@@ -54,11 +60,29 @@ NOTHING_TO_DO_CODES = frozenset({LB_TOO_EARLY, HA_ACTED, NO_OVERLOAD, NO_FAILURE
 # Alerts: nothing was done, but an operator should look (the event ends at least ``warning``).
 WARNING_CODES = frozenset({HOST_ALIVE_SERVICE_DOWN, HEARTBEAT_PATH_BROKEN, INSUFFICIENT_EVIDENCE,
                            ENGINE_LOST_DATABASE, LB_NO_TARGET})
+# Notes on how a run planned, not what it found: never an event's code while another applies.
+INFO_CODES = frozenset({NO_FILTERS, FILTER_INPUT_UNKNOWN})
+
+
+def rank(code: str) -> int:
+    """Where ``code`` stands among a run's reasons, most telling first: the first is the run's reason_code.
+
+    0: an error (``ERROR_CODES``: the run could not do its job); 1: a finding, any
+    other code (what the run found: overloaded hosts, no target, a busy host, a stale
+    heartbeat ...); 2: ``recommendations_final``, how the recommendations of a settled
+    event ended; 3: a note on how the run planned (``INFO_CODES``). Codes of one rank
+    keep the order in which the run found them.
+    """
+    if code in ERROR_CODES:
+        return 0
+    if code == RECOMMENDATIONS_FINAL:
+        return 2
+    return 3 if code in INFO_CODES else 1
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Reason:
-    """One outcome explained; ``detail`` is a sorted tuple of (key, value) pairs.
+    """One outcome explained; ``details`` is a tuple of (name, value) pairs, values numbers or short text.
 
     ``rejected_hosts`` is set on a "no target" outcome only (``no_target`` or the capacity
     code that stood for it): ((candidate host, check, VMs it rejected there), ...), sorted
@@ -70,13 +94,17 @@ class Reason:
     message: str
     vm_id: Optional[str] = None
     host: Optional[str] = None
-    detail: tuple = ()
+    details: tuple = ()
     rejected_hosts: Optional[tuple] = None
     more_hosts: int = 0
 
     @property
     def is_error(self) -> bool:
         return self.code in ERROR_CODES
+
+    def entry(self) -> reason_list.Entry:
+        """This reason as an event or a cycle outcome keeps it."""
+        return reason_list.Entry(self.code, self.message, self.host, self.vm_id, self.details)
 
     @property
     def is_warning(self) -> bool:
@@ -114,7 +142,7 @@ def no_filters() -> Reason:
 
 def lb_too_early(aggregate: str, wait_s: float) -> Reason:
     return Reason(LB_TOO_EARLY, "LB on %s too early: next run allowed in %d s" % (
-        aggregate, int(round(wait_s))), detail=(("wait_s", round(wait_s, 3)),))
+        aggregate, int(round(wait_s))), details=(("wait_s", round(wait_s, 3)),))
 
 
 def _ceilings_text(ceilings: dict) -> str:
@@ -134,16 +162,25 @@ def overload_cause(measure: str, value_pct: float, limit_pct: float) -> str:
     return "%s %g%% >= ceiling %g%%" % (measure, round(value_pct, 1), limit_pct)
 
 
-def overloaded(aggregate: str, causes) -> Reason:
-    """The hypervisors an LB run relieves, worst first.
+def _overload_figures(why) -> tuple:
+    """(name, value) pairs of a host's overload: syn_score and threshold, or e.g. cpu and cpu_ceiling."""
+    figures = []
+    for measure, value_pct, limit_pct in why:
+        limit = "threshold" if measure == "syn_score" else measure + "_ceiling"
+        figures += [(measure, round(value_pct, 1)), (limit, limit_pct)]
+    return tuple(figures)
+
+
+def overloaded(aggregate: str, causes) -> list:
+    """The hypervisors an LB run relieves: how many, then one reason per host, worst first.
 
     ``causes`` is [(host, ((measure, value %, limit %), ...))]: the score above the
     threshold and/or each resource at or above its ceiling.
     """
-    texts = [(host, ", ".join(overload_cause(*cause) for cause in why)) for host, why in causes]
-    listed = "; ".join("%s %s" % (host, text) for host, text in texts)
-    return Reason(OVERLOADED, "%d hypervisor%s of %s overloaded: %s" % (
-        len(texts), "" if len(texts) == 1 else "s", aggregate, listed), detail=tuple(texts))
+    count = Reason(OVERLOADED, "%d hypervisor%s of %s overloaded" % (
+        len(causes), "" if len(causes) == 1 else "s", aggregate), details=(("hypervisors", len(causes)),))
+    return [count] + [Reason(OVERLOADED, "%s %s" % (host, ", ".join(overload_cause(*cause) for cause in why)),
+                             host=host, details=_overload_figures(why)) for host, why in causes]
 
 
 def rejected_hosts(rejected, limit: Optional[int] = None) -> tuple:
@@ -172,16 +209,16 @@ def no_target(subject: str, rejections: dict, vm_id: Optional[str] = None,
              for name, n in ordered]
     text = ", ".join(parts) if parts else "no candidate host"
     return Reason(NO_TARGET, "no target for %s: %s" % (subject, text), vm_id=vm_id, host=host,
-                  detail=tuple(ordered), rejected_hosts=rejected, more_hosts=more)
+                  details=tuple(ordered), rejected_hosts=rejected, more_hosts=more)
 
 
 def capacity(code: str, vm_id: str, message: str, host: Optional[str] = None,
-             detail: tuple = (), rejected: Optional[tuple] = None, more: int = 0) -> Reason:
+             details: tuple = (), rejected: Optional[tuple] = None, more: int = 0) -> Reason:
     """A capacity refusal (one of keyvrm.scheduling.capacity's codes).
 
     ``rejected`` and ``more`` (as for ``no_target``) when it is why ``vm_id`` found no target.
     """
-    return Reason(code, message, vm_id=vm_id, host=host, detail=detail, rejected_hosts=rejected,
+    return Reason(code, message, vm_id=vm_id, host=host, details=details, rejected_hosts=rejected,
                   more_hosts=more)
 
 
@@ -203,12 +240,12 @@ def no_metrics(host: Optional[str] = None, aggregate: Optional[str] = None) -> R
 def mixed_hugepages(aggregate: str, hugepage_vms: int, ordinary_vms: int) -> Reason:
     return Reason(MIXED_HUGEPAGES, "aggregate %s mixes %d HugePages VMs and %d ordinary VMs:"
                   " LB refused" % (aggregate, hugepage_vms, ordinary_vms),
-                  detail=(("hugepage_vms", hugepage_vms), ("ordinary_vms", ordinary_vms)))
+                  details=(("hugepage_vms", hugepage_vms), ("ordinary_vms", ordinary_vms)))
 
 
 def excluded_by_metadata(vm_id: str, key: str, host: Optional[str] = None) -> Reason:
     return Reason(EXCLUDED_BY_METADATA, "VM %s excluded by metadata key %s" % (vm_id, key),
-                  vm_id=vm_id, host=host, detail=(("key", key),))
+                  vm_id=vm_id, host=host, details=(("key", key),))
 
 
 def mass_failure_guard(aggregate: str, condemned: int, total: int, max_share: float) -> Reason:
@@ -216,7 +253,7 @@ def mass_failure_guard(aggregate: str, condemned: int, total: int, max_share: fl
                   " %g%%, [ha] mass_failure_share): looks like a partition or a monitoring fault,"
                   " nothing fenced" % (
                       condemned, total, aggregate, max_share * 100),
-                  detail=(("condemned", condemned), ("total", total)))
+                  details=(("condemned", condemned), ("total", total)))
 
 
 def no_failure(aggregate: str) -> Reason:
@@ -238,25 +275,38 @@ def insufficient_evidence(host: str, missing: str) -> Reason:
                   " insufficient evidence, no fencing" % (host, missing), host=host)
 
 
-def source_missing(aggregate: str, source: str, error) -> Reason:
-    """A source HA judges hosts by failed this cycle: not evidence of health (SPEC 3 step 4)."""
-    return Reason(INSUFFICIENT_EVIDENCE, "the %s source failed this cycle (%s): the hosts of %s cannot"
-                  " be judged by it; insufficient evidence, nothing fenced on its account" % (
-                      source, error or "no answer", aggregate), detail=(("source", source),))
+def _failed_sources(failed) -> str:
+    return ", ".join("the %s source failed this cycle (%s)" % (source, error or "no answer")
+                     for source, error in failed)
 
 
-def source_failed(aggregate: str, source: str, error) -> Reason:
-    """A source an LB plan is made from failed this cycle: nothing planned from partial data."""
-    return Reason(SOURCE_FAILED, "the %s source failed this cycle (%s): LB plans nothing for %s"
-                  " from partial data; it runs again next cycle" % (source, error or "no answer", aggregate),
-                  detail=(("source", source),))
+def source_missing(aggregate: str, failed) -> Reason:
+    """The sources HA judges hosts by that failed this cycle: not evidence of health (SPEC 3 step 4).
+
+    ``failed`` is ((source, error), ...): one reason names them all (it is about the
+    aggregate, not a host).
+    """
+    it = "it" if len(failed) == 1 else "them"
+    return Reason(INSUFFICIENT_EVIDENCE, "%s: the hosts of %s cannot be judged by %s; insufficient evidence,"
+                  " nothing fenced on %s account" % (_failed_sources(failed), aggregate, it,
+                                                     "its" if len(failed) == 1 else "their"),
+                  details=(("failed_sources", len(failed)),))
+
+
+def source_failed(aggregate: str, failed) -> Reason:
+    """The sources an LB plan is made from that failed this cycle: nothing planned from partial data.
+
+    ``failed`` is ((source, error), ...), all named by the one reason.
+    """
+    return Reason(SOURCE_FAILED, "%s: LB plans nothing for %s from partial data; it runs again next cycle"
+                  % (_failed_sources(failed), aggregate), details=(("failed_sources", len(failed)),))
 
 
 def already_handled(host: str, state: str) -> Reason:
     """A condemned host an HA run owns or has handled (it neither counts for the guard nor is fenced again)."""
     return Reason(ALREADY_HANDLED, "host %s is already in KeyVRM state %s (an earlier HA run); an admin"
                   " returns it to service with `openstack keyvrm hypervisor restore %s`" % (host, state, host),
-                  host=host, detail=(("state", state),))
+                  host=host, details=(("state", state),))
 
 
 def local_disk(vm_id: str, host: str) -> Reason:
@@ -299,7 +349,7 @@ def vms_remain(host: str, count: int, down: bool = True) -> Reason:
     what = ("down with the host (nothing sent to Nova)" if down
             else "stop requested (the fence left the host running)")
     return Reason(VMS_REMAIN, "%d VM(s) remain on fenced host %s: host in error, no maintenance;"
-                  " remaining VMs %s" % (count, host, what), host=host, detail=(("remaining", count),))
+                  " remaining VMs %s" % (count, host, what), host=host, details=(("remaining", count),))
 
 
 def filter_input_unknown(unchecked) -> list:
@@ -314,9 +364,9 @@ def filter_input_unknown(unchecked) -> list:
     parts = ["%s could not check %s on %d host%s for %d VM%s (%s)" % (
         u.check, u.what, u.hosts, "" if u.hosts == 1 else "s", u.vms, "" if u.vms == 1 else "s", u.why)
         for u in unchecked]
-    detail = tuple(sorted(("%s %s" % (u.check, u.what), u.hosts) for u in unchecked))
+    details = tuple(sorted(("%s %s" % (u.check, u.what), u.hosts) for u in unchecked))
     return [Reason(FILTER_INPUT_UNKNOWN, "; ".join(parts) + ": treated as passing, Nova checks the"
-                   " host itself when asked to move a VM there", detail=detail)]
+                   " host itself when asked to move a VM there", details=details)]
 
 
 def engine_lost_database(what: str) -> Reason:
@@ -334,3 +384,9 @@ def lb_no_target(aggregate: str, overloaded: int) -> Reason:
     """LB found overloaded hosts it could act on and moved nothing: a stuck LB, never a healthy run."""
     return Reason(LB_NO_TARGET, "LB could not act on aggregate %s: %d overloaded host(s), no VM of them has a "
                   "target (the no-target entries say which check refused each host)" % (aggregate, overloaded))
+
+
+def recommendations_final(counts: dict) -> Reason:
+    """How a settled event's recommendations ended: ``counts`` by final status ("2 succeeded, 1 failed")."""
+    text = ", ".join("%d %s" % (n, status) for status, n in counts.items())
+    return Reason(RECOMMENDATIONS_FINAL, text or "nothing to do", details=tuple(counts.items()))

@@ -35,6 +35,7 @@ import datetime
 from typing import Callable
 
 from keyvrm.db import api as db_api
+from keyvrm.model import reason_list
 
 _COUNT = {"anyOf": [{"type": "integer", "minimum": 0},
                     {"type": "object", "additionalProperties": False, "minProperties": 1,
@@ -119,7 +120,10 @@ class Check:
         aggregate_of = {e["id"]: e["aggregate_name"] for e in events}
         recommendations = [dict(r, aggregate=aggregate_of.get(r["event_id"]))
                            for r in db_api.list_recommendations(self.db)]
-        records = {"events": [dict(e, aggregate=e["aggregate_name"]) for e in events],
+        # an event's reason_contains reads its reasons as the one line API 1.0 renders
+        records = {"events": [dict(e, aggregate=e["aggregate_name"],
+                                   reason=reason_list.ReasonList.from_json(e["reasons"]).text())
+                              for e in events],
                    "recommendations": recommendations,
                    "cycles": db_api.page_cycles(self.db, 100000)}
         for key in ("events", "recommendations", "cycles"):

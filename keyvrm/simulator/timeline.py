@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime
 
 from keyvrm.db import api as db_api
+from keyvrm.model import reason_list
 
 REASON_WIDTH = 160
 
@@ -43,7 +44,8 @@ def render(harness, acts_done, violations) -> str:
                                           _short(cycle["reason"]))]
         for event in (e for e in events if e["cycle_id"] == cycle["id"]):
             lines.append("  %s %s %s/%s [%s] %s" % (event["kind"], event["aggregate_name"], event["state"],
-                                                    event["status"], event["reason_code"], _short(event["reason"])))
+                                                    event["status"], event["reason_code"],
+                                                    _short(reason_list.ReasonList.from_json(event["reasons"]).text())))
             for rec in (r for r in recommendations if r["event_id"] == event["id"]):
                 lines.append("    %s %s %s -> %s: %s (attempts %d) %s" % (
                     rec["action"], rec["vm_id"], rec["source_host"], rec["target_host"] or "?", rec["status"],

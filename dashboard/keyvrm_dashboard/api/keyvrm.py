@@ -12,14 +12,17 @@ from openstack_dashboard.api import base
 
 ClientError = v1.ClientError
 SERVICE_TYPE = v1.SERVICE_TYPE
+# The microversion the panels are written for: every page reads the shapes of this version.
+API_VERSION = "1.0"
 LB_KEYS = ("cpu", "ram", "net", "hugepages")
 
 
 def keyvrmclient(request):
-    """A v1 client for the region selected in Horizon, authenticated by the user's token."""
+    """A v1 client for the region selected in Horizon, authenticated by the user's token, at ``API_VERSION``."""
     endpoint = base.url_for(request, SERVICE_TYPE)
     session = auth_utils.get_session(auth=token_endpoint.Token(endpoint, request.user.token.id))
-    return v1.Client(session=session, region_name=request.user.services_region, endpoint_override=endpoint)
+    return v1.Client(session=session, region_name=request.user.services_region, endpoint_override=endpoint,
+                     api_version=API_VERSION)
 
 
 def availability_zone_list(request):

@@ -1,6 +1,8 @@
 """Host aggregates: list (by AZ, with marker/NOOP/last event state), show, change their config."""
 
+from keyvrm.api import microversion
 from keyvrm.api import paging
+from keyvrm.api import reason_view
 from keyvrm.api import route
 from keyvrm.api.schemas import aggregate as schema
 from keyvrm.db import api as db_api
@@ -10,9 +12,13 @@ AZ = route.Param("availability_zone", {"type": "string"}, "Only aggregates of th
 DELETED = route.Param("include_deleted", {"type": "boolean"}, "Also list aggregates Nova no longer has.")
 
 
-def _render(values):
+def _render(values, version):
+    """An aggregate as served at ``version``: its events' reasons shown for that version."""
     last = values.get("last_event")
     values["last_event_state"] = last["state"] if last else None
+    for key in ("last_event", "current_event"):
+        if values.get(key) is not None:
+            values[key] = reason_view.shown(values[key], version)
     return values
 
 
@@ -23,12 +29,24 @@ def list_aggregates(call):
     rows = db_api.page_aggregates(call.db, limit, marker=q.get("marker"),
                                   availability_zone=q.get("availability_zone"),
                                   include_deleted=q.get("include_deleted", False))
-    return paging.collection(call, "aggregates", [_render(r) for r in rows], limit, lambda r: r["name"])
+    return paging.collection(call, "aggregates", [_render(r, call.version) for r in rows], limit,
+                             lambda r: r["name"])
 
 
 def show_aggregate(call, name):
-    """One aggregate with its config, newest and current event."""
-    return {"aggregate": _render(db_api.get_aggregate_summary(call.db, name))}
+    """One aggregate with its config, newest and current event; from 1.2 its own latest outcome."""
+    aggregate = _render(db_api.get_aggregate_summary(call.db, name), call.version)
+    if call.version >= microversion.OUTCOMES_OF_EVERY_AGGREGATE:
+        aggregate["latest_outcome"] = _latest_outcome(call, name)
+    return {"aggregate": aggregate}
+
+
+def _latest_outcome(call, name):
+    latest = db_api.latest_outcome(call.db, name)
+    if latest is not None:
+        latest["outcomes"] = [reason_view.shown(o, call.version, empty_text="") for o in latest["outcomes"]]
+        latest["events"] = [reason_view.shown(e, call.version) for e in latest["events"]]
+    return latest
 
 
 def update_aggregate(call, name):

@@ -1,7 +1,9 @@
 """Cycles: history with reasons, and "cycle now" (recorded, then the engine is woken; 202)."""
 
 from keyvrm.api import ids
+from keyvrm.api import microversion
 from keyvrm.api import paging
+from keyvrm.api import reason_view
 from keyvrm.api import route
 from keyvrm.api.schemas import common
 from keyvrm.api.schemas import cycle as schema
@@ -29,8 +31,10 @@ def show_cycle(call, cycle_id):
     """One cycle with its reason, the number of events it created and its aggregates' no-op outcomes."""
     ident = ids.parse_id(cycle_id, lambda v: exception.NotFound(f"cycle {v} not found"))
     cycle = db_api.get_cycle_summary(call.db, ident)
-    # API 1.0 lists the HA and LB runs' outcomes only, not why an aggregate was not processed
-    cycle["outcomes"] = [o for o in cycle["outcomes"] if o["kind"] in models.EVENT_KINDS]
+    outcomes = cycle["outcomes"]
+    if call.version < microversion.OUTCOMES_OF_EVERY_AGGREGATE:  # the HA and LB runs' only
+        outcomes = [o for o in outcomes if o["kind"] in models.EVENT_KINDS]
+    cycle["outcomes"] = [reason_view.shown(o, call.version, empty_text="") for o in outcomes]
     return {"cycle": cycle}
 
 

@@ -1,6 +1,7 @@
-"""Events: list by aggregate with paging, sort and filters; show one with its reason and no-target entries."""
+"""Events: list by aggregate with paging, sort and filters; show one with its reasons and no-target entries."""
 
 from keyvrm.api import paging
+from keyvrm.api import reason_view
 from keyvrm.api import route
 from keyvrm.api.schemas import event as schema
 from keyvrm.db import api as db_api
@@ -25,12 +26,13 @@ def list_events(call):
     rows = db_api.page_events(call.db, limit, marker=q.get("marker"), aggregate=q.get("aggregate"),
                               kind=q.get("kind"), status=q.get("status"), state=q.get("state"),
                               sort_key=q.get("sort_key", "created_at"), sort_dir=q.get("sort_dir", "desc"))
-    return paging.collection(call, "events", rows, limit, lambda r: r["id"])
+    return paging.collection(call, "events", [reason_view.shown(r, call.version) for r in rows], limit,
+                             lambda r: r["id"])
 
 
 def show_event(call, event_id):
-    """One event with its reason, its recommendations counted by status and its no-target entries."""
-    return {"event": db_api.get_event_summary(call.db, event_id)}
+    """One event with its reasons, its recommendations counted by status and its no-target entries."""
+    return {"event": reason_view.shown(db_api.get_event_summary(call.db, event_id), call.version)}
 
 
 _FIRST = {"event_id": route.first("events", "id")}

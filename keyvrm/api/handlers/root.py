@@ -1,5 +1,6 @@
 """Version discovery (``/``, ``/v1``) and the OpenAPI document (``/v1/openapi.json``)."""
 
+from keyvrm.api import microversion
 from keyvrm.api import route
 from keyvrm.api.schemas import root as schema
 
@@ -7,7 +8,9 @@ VERSION_ID = "v1"
 
 
 def _version(call):
-    return {"id": VERSION_ID, "status": "CURRENT", "min_version": "1.0", "max_version": "1.0",
+    """v1 with the microversions this server serves (a client picks one in [min_version, max_version])."""
+    return {"id": VERSION_ID, "status": "CURRENT", "min_version": str(microversion.MIN_VERSION),
+            "max_version": str(microversion.MAX_VERSION),
             "links": [{"rel": "self", "href": call.request.application_url + "/v1"}]}
 
 
@@ -22,9 +25,9 @@ def show_version(call):
 
 
 def show_openapi(call):
-    """The OpenAPI 3.1 description of this API, built from the routes themselves."""
+    """The OpenAPI 3.1 description of this API at the request's microversion, built from the routes themselves."""
     from keyvrm.api import openapi  # here, not at the top: openapi reads the router, which imports us
-    return openapi.document(call.request.application_url)
+    return openapi.document(call.request.application_url, call.version)
 
 
 ROUTES = [

@@ -1,8 +1,11 @@
 """Schemas of host aggregates and their business config (SPEC section 2)."""
 
 from keyvrm.api import ids
+from keyvrm.api import microversion
 from keyvrm.api.schemas import common
+from keyvrm.api.schemas import cycle
 from keyvrm.api.schemas import event
+from keyvrm.api.schemas import reason
 from keyvrm.model import settings
 
 _PERCENT = {"type": "number", "minimum": 0, "maximum": 100}
@@ -28,14 +31,39 @@ CONFIG_FIELDS = {
 }
 assert set(CONFIG_FIELDS) == set(settings.AGGREGATE_CONFIG_FIELDS)
 
-_ITEM_FIELDS = dict(CONFIG_FIELDS, name=common.STRING, nova_id=common.OPT_INTEGER,
-                    availability_zone=common.OPT_STRING, deleted=common.BOOLEAN,
-                    created_at=common.TIMESTAMP, updated_at=common.TIMESTAMP,
-                    last_event=event.OPT_EVENT_ITEM,
-                    last_event_state={"type": ["string", "null"]})
-AGGREGATE_ITEM = common.obj(_ITEM_FIELDS)
-AGGREGATES = common.collection("aggregates", AGGREGATE_ITEM)
-AGGREGATE = common.obj({"aggregate": common.obj(dict(_ITEM_FIELDS, current_event=event.OPT_EVENT_ITEM))})
+
+def _item_fields(version):
+    """An aggregate's fields at ``version`` (its newest event's reasons differ by version)."""
+    return dict(CONFIG_FIELDS, name=common.STRING, nova_id=common.OPT_INTEGER,
+                availability_zone=common.OPT_STRING, deleted=common.BOOLEAN,
+                created_at=common.TIMESTAMP, updated_at=common.TIMESTAMP,
+                last_event=event.optional_event_item(version),
+                last_event_state={"type": ["string", "null"]})
+
+
+AGGREGATES = reason.versioned(lambda version: common.collection("aggregates", common.obj(_item_fields(version))))
+
+
+def latest_outcome(version):
+    """What the newest finished cycle that judged the aggregate decided for it, and why (from 1.2)."""
+    return {"type": ["object", "null"], "additionalProperties": False,
+            "required": ["cycle_id", "cycle_status", "finished_at", "outcomes", "events"],
+            "description": "the aggregate's own runs in the newest finished cycle that judged it"
+                           " (never a running cycle, never another aggregate's); null before one",
+            "properties": {"cycle_id": common.INTEGER, "cycle_status": common.STRING,
+                           "finished_at": common.OPT_TIMESTAMP,
+                           "outcomes": {"type": "array", "items": cycle.outcome(version)},
+                           "events": {"type": "array", "items": event.event_item(version)}}}
+
+
+def _aggregate(version):
+    fields = dict(_item_fields(version), current_event=event.optional_event_item(version))
+    if version >= microversion.OUTCOMES_OF_EVERY_AGGREGATE:
+        fields["latest_outcome"] = latest_outcome(version)
+    return common.obj({"aggregate": common.obj(fields)})
+
+
+AGGREGATE = reason.versioned(_aggregate)
 
 # Turning NOOP on needs its reason in the same request.
 PATCH = {"type": "object", "properties": CONFIG_FIELDS, "additionalProperties": False,

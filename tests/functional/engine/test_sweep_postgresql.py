@@ -69,12 +69,12 @@ def test_the_sweep_resumes_lost_recommendations_settles_the_rest_and_leaves_live
     assert stop["status"] == "cancelled" and "engine lost its database mid-step" in stop["reason"]
     ha_event = db_api.get_event_summary(pg_db, ids["ha_event"])
     assert ha_event["status"] == "executing"  # the resumed evacuation's flow settles it
-    assert "[%s]" % reasons.ENGINE_LOST_DATABASE in ha_event["reason"]
+    assert reasons.ENGINE_LOST_DATABASE in [e["code"] for e in ha_event["reasons"]["entries"]]
     fence_event = db_api.get_event_summary(pg_db, ids["fence_event"])
     assert (fence_event["status"], fence_event["state"], fence_event["reason_code"]) == (
         "completed", "warning", reasons.ENGINE_LOST_DATABASE)
     live_event = db_api.get_event_summary(pg_db, ids["live_event"])
-    assert live_event["status"] == "generating" and not live_event["reason"]
+    assert live_event["status"] == "generating" and not live_event["reasons"]
     assert swept.cycles_failed == [ids["lost_cycle"]]
     assert db_api.get_cycle_summary(pg_db, ids["lost_cycle"])["status"] == "failed"
     assert db_api.get_cycle_summary(pg_db, ids["live_cycle"])["status"] == "running"

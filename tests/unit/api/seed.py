@@ -11,7 +11,9 @@ from keyvrm import conf as keyvrm_conf
 from keyvrm.db import api as db_api
 from keyvrm.db import hypervisors as hypervisors_db
 from keyvrm.db import models
+from keyvrm.model import reason_list
 from keyvrm.model import snapshot as m
+from keyvrm.planning import reasons
 
 T0 = datetime.datetime(2026, 12, 1, 10, 0, 0)
 LOAD = {"source": {"before": {"cpu": 91.0, "ram": 70.0, "net": 10.0, "syn_score": 88.0},
@@ -20,7 +22,15 @@ LOAD = {"source": {"before": {"cpu": 91.0, "ram": 70.0, "net": 10.0, "syn_score"
                    "after": {"cpu": 51.0, "ram": 50.0, "net": 7.0, "syn_score": 50.0}}}
 
 
-NO_TARGET_MESSAGE = "no target for vm-9: 1 host rejected by ServerGroupAntiAffinityFilter"
+NO_TARGET = reasons.no_target("vm-9", {"ServerGroupAntiAffinityFilter": 1}, vm_id="vm-9", host="cmp-1")
+NO_TARGET_MESSAGE = NO_TARGET.message
+# ev-2's run: 12 hypervisors of agg-b overloaded, more than an event keeps of one code
+HOT_HOSTS = ["cmp-%02d" % i for i in range(3, 15)]
+
+
+def _stored(found):
+    """``found`` reasons as an event or outcome stores them (ranked, bounded per code)."""
+    return reason_list.ReasonList().added(r.entry() for r in found).ranked(reasons.rank).to_json()
 
 
 def _at(minutes):
@@ -71,19 +81,25 @@ def seed(db):
         session.add(models.Cycle(status="skipped", reason_code="disabled", reason="KeyVRM is disabled",
                                  started_at=_at(10), finished_at=_at(10)))
         session.add(models.CycleOutcome(cycle_id=done.id, aggregate_name="agg-c", kind="LB",
-                                        reason_code="lb_too_early", reason="[lb_too_early] next LB run in 120 s",
+                                        reason_code="lb_too_early",
+                                        reasons=_stored([reasons.lb_too_early("agg-c", 120.0)]),
                                         ran_at=_at(0), next_run_at=_at(2), created_at=_at(0)))
+        session.add(models.CycleOutcome(cycle_id=done.id, aggregate_name="agg-c", kind="NOOP",
+                                        reason_code="no_marker", reasons=_stored([reasons.no_marker("agg-c")]),
+                                        ran_at=_at(0), created_at=_at(0)))
         session.flush()
         session.add_all([
             models.Event(id="ev-1", aggregate_name="agg-a", kind="HA", marker="HA", status="completed",
                          state="healthy", cycle_id=done.id, snapshot_id=snapshot_id, created_at=_at(0),
-                         updated_at=_at(1), finished_at=_at(1), reason="cmp-1 failed: service down, "
-                         "heartbeat stale"),
+                         updated_at=_at(1), finished_at=_at(1), reason_code="recommendations_final",
+                         reasons=_stored([reasons.no_filters(), reasons.recommendations_final({"succeeded": 1})])),
             models.Event(id="ev-2", aggregate_name="agg-b", kind="LB", marker="LB", status="manual_action",
-                         cycle_id=done.id, created_at=_at(2), updated_at=_at(2)),
+                         cycle_id=done.id, created_at=_at(2), updated_at=_at(2), reason_code="overloaded",
+                         reasons=_stored(reasons.overloaded("agg-b", [(h, (("cpu", 95.0, 90.0),))
+                                                                      for h in HOT_HOSTS]))),
             models.Event(id="ev-3", aggregate_name="agg-a", kind="HA", marker="HA", status="executing",
                          cycle_id=done.id, created_at=_at(3), updated_at=_at(3), reason_code="no_target",
-                         reason="[no_target] " + NO_TARGET_MESSAGE, no_target=[{
+                         reasons=_stored([NO_TARGET]), no_target=[{
                              "vm_id": "vm-9", "source_host": "cmp-1", "code": "no_target",
                              "message": NO_TARGET_MESSAGE,
                              "rejected_hosts": [{"host": "cmp-2", "check": "ServerGroupAntiAffinityFilter",

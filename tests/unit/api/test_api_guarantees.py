@@ -9,6 +9,7 @@ import oslo_messaging
 import pytest
 import webob
 
+from keyvrm.api import microversion
 from keyvrm.api import openapi
 from keyvrm.api import route as route_module
 from keyvrm.api import router
@@ -19,8 +20,11 @@ PATH_VALUES = {"name": "agg-a", "event_id": "ev-1", "recommendation_id": "rec-do
                "snapshot_id": "1", "cycle_id": "1", "host": "cmp-1"}
 
 
-def _get(app, path):
-    return webob.Request.blank(re.sub(r"{(\w+)}", lambda mo: PATH_VALUES[mo.group(1)], path)).get_response(app)
+def _get(app, path, version=None):
+    request = webob.Request.blank(re.sub(r"{(\w+)}", lambda mo: PATH_VALUES[mo.group(1)], path))
+    if version is not None:
+        request.headers[microversion.HEADER] = "%s %s" % (microversion.SERVICE_TYPE, version)
+    return request.get_response(app)
 
 
 def _get_routes():
@@ -71,11 +75,22 @@ def test_a_link_to_an_unknown_operation_is_refused(monkeypatch):
         openapi.document()
 
 
-def test_every_read_answers_with_its_documented_schema(noauth_app):
+@pytest.mark.parametrize("version", microversion.VERSIONS)
+def test_every_read_answers_with_the_schema_its_version_documents(noauth_app, version):
+    document = openapi.document("", microversion.parse(version))
     for route in _get_routes():
-        response = _get(noauth_app, route.path)
+        response = _get(noauth_app, route.path, version)
         assert response.status_int == route.status, (route.path, response.text)
-        jsonschema.validate(response.json, route.response_schema)
+        assert response.headers[microversion.HEADER] == "%s %s" % (microversion.SERVICE_TYPE, version)
+        documented = document["paths"][route.path]["get"]["responses"][str(route.status)]
+        jsonschema.validate(response.json, documented["content"]["application/json"]["schema"])
+
+
+def test_a_schema_that_changed_in_a_microversion_differs_between_the_documents():
+    before = openapi.document("", microversion.MIN_VERSION)["paths"]["/v1/events/{event_id}"]["get"]
+    after = openapi.document("", microversion.MAX_VERSION)["paths"]["/v1/events/{event_id}"]["get"]
+    assert before["responses"]["200"] != after["responses"]["200"]
+    assert before["parameters"] == after["parameters"]
 
 
 def test_error_bodies_match_the_documented_error_schema(noauth_app):

@@ -1,4 +1,4 @@
-"""Reading a run's progress back from its journal; event settling; the manual-action timeout."""
+"""Reading a run's progress back from its journal; an event's final state and counts; the manual-action timeout."""
 
 import time
 
@@ -56,24 +56,11 @@ def test_event_state_matrix(statuses, state):
     assert events.state_of(statuses) == state
 
 
-def test_settle_event_completes_the_event_only_once_every_recommendation_is_final(sqlite_db):
-    event_id, first = h.recommendation(sqlite_db, "live_migrate", "vm-1")
-    _, second = h.recommendation(sqlite_db, "live_migrate", "vm-2", event_id=event_id)
-    db_api.set_recommendation_status(sqlite_db, first, "running")
-    db_api.set_recommendation_status(sqlite_db, first, "succeeded")
-    assert events.settle_event(sqlite_db, event_id) is None
-    assert db_api.get_event_summary(sqlite_db, event_id)["status"] == "created"
-    db_api.set_recommendation_status(sqlite_db, second, "running")
-    db_api.set_recommendation_status(sqlite_db, second, "failed")
-    assert events.settle_event(sqlite_db, event_id) == "warning"
-    event = db_api.get_event_summary(sqlite_db, event_id)
-    assert (event["status"], event["state"], event["reason"]) == (
-        "completed", "warning", "1 succeeded, 1 failed")
-
-
-def test_an_event_without_recommendations_settles_healthy(sqlite_db):
-    event_id = db_api.create_event(sqlite_db, "agg-001", "LB", "LB")
-    assert events.settle_event(sqlite_db, event_id) == "healthy"
+def test_final_counts_are_per_final_status_in_a_fixed_order():
+    assert events.final_counts(["cancelled", "succeeded", "failed", "succeeded"]) == {
+        "succeeded": 2, "failed": 1, "cancelled": 1}
+    assert list(events.final_counts(["cancelled", "succeeded"])) == ["succeeded", "cancelled"]
+    assert events.final_counts([]) == {}
 
 
 def test_manual_recommendations_older_than_the_timeout_are_cancelled_with_the_reason(sqlite_db):

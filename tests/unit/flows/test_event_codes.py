@@ -3,6 +3,7 @@
 from keyvrm.db import api as db_api
 from keyvrm.flows import events
 from keyvrm.flows import recommend
+from keyvrm.model import reason_list
 from keyvrm.planning import plan
 from keyvrm.planning import reasons
 
@@ -18,10 +19,15 @@ def _settled(db, found, aggregate="agg-1", status="succeeded"):
     return db_api.get_event_summary(db, event_id)
 
 
+def _entries(event):
+    return [(e.code, e.message) for e in reason_list.ReasonList.from_json(event["reasons"]).entries]
+
+
 def test_a_settled_event_with_empty_filters_says_recommendations_final_not_no_filters(sqlite_db):
     event = _settled(sqlite_db, [reasons.no_filters()])
     assert (event["status"], event["state"], event["reason_code"]) == ("completed", "healthy", "recommendations_final")
-    assert "[no_filters]" in event["reason"]  # the note is still there to read
+    assert _entries(event) == [("recommendations_final", "1 succeeded"),  # the note is still there to read
+                               ("no_filters", reasons.no_filters().message)]
 
 
 def test_a_finding_outranks_a_note_and_an_error_outranks_both(sqlite_db):
@@ -37,28 +43,43 @@ def test_a_run_that_created_nothing_names_its_finding_not_the_empty_filters(sqli
     assert db_api.get_event_summary(sqlite_db, event_id)["reason_code"] == "no_overload"
 
 
-def test_two_settles_that_race_leave_one_count_and_each_reason_once(sqlite_db, monkeypatch):
+def test_a_second_settle_leaves_the_completed_event_as_the_first_wrote_it(sqlite_db):
     event_id = events.open_event(sqlite_db, None, "agg-3", "LB", "LB", None)
     events.add_reasons(sqlite_db, event_id, [reasons.no_overload("agg-3", 80.0)])
     moves = (plan.PlannedMove("vm-1", plan.LIVE_MIGRATE, "cmp-1", "cmp-2"),)
     for rec_id in recommend.create_recommendations(sqlite_db, event_id, moves, auto_run=True):
         db_api.set_recommendation_status(sqlite_db, rec_id, "running")
         db_api.set_recommendation_status(sqlite_db, rec_id, "succeeded")
-    stale = db_api.get_event_summary(sqlite_db, event_id)  # what the slower settle read first
-    events.settle(sqlite_db, event_id)
-    real = db_api.get_event_summary
-    reads = []
+    assert events.settle(sqlite_db, event_id) == "healthy"
+    first = db_api.get_event_summary(sqlite_db, event_id)
+    assert events.settle(sqlite_db, event_id, at_least="warning") == "healthy"  # the sweep's, after the run's
+    assert db_api.get_event_summary(sqlite_db, event_id) == first
+    assert _entries(first) == [("no_overload", reasons.no_overload("agg-3", 80.0).message),
+                               ("recommendations_final", "1 succeeded")]
+    [settled] = [e for e in reason_list.ReasonList.from_json(first["reasons"]).entries
+                 if e.code == "recommendations_final"]
+    assert dict(settled.details) == {"succeeded": 1}  # the counts, as numbers
 
-    def summary(db, eid):
-        reads.append(eid)
-        return stale if len(reads) == 1 else real(db, eid)
 
-    monkeypatch.setattr(db_api, "get_event_summary", summary)
-    # its own completion was overwritten by the faster settle's final write before it read back
-    monkeypatch.setattr(events.executor_events, "settle_event", lambda db, eid: "healthy")
-    events.settle(sqlite_db, event_id)
-    monkeypatch.setattr(db_api, "get_event_summary", real)
+def test_an_event_with_an_open_recommendation_is_not_settled(sqlite_db):
+    event_id = events.open_event(sqlite_db, None, "agg-4", "LB", "LB", None)
+    moves = (plan.PlannedMove("vm-1", plan.LIVE_MIGRATE, "cmp-1", "cmp-2"),
+             plan.PlannedMove("vm-2", plan.LIVE_MIGRATE, "cmp-1", "cmp-3"))
+    first, second = recommend.create_recommendations(sqlite_db, event_id, moves, auto_run=True)
+    db_api.set_recommendation_status(sqlite_db, first, "running")
+    db_api.set_recommendation_status(sqlite_db, first, "failed")
+    assert events.settle(sqlite_db, event_id) is None
+    assert db_api.get_event_summary(sqlite_db, event_id)["status"] == "generating"
+    db_api.set_recommendation_status(sqlite_db, second, "cancelled")
+    assert events.settle(sqlite_db, event_id) == "warning"
     event = db_api.get_event_summary(sqlite_db, event_id)
-    assert event["reason"].count("[recommendations_final]") == 1
-    assert event["reason"].startswith("[recommendations_final] 1 succeeded; ")
-    assert event["reason"].count("[no_overload]") == 1
+    assert (event["status"], event["state"], event["reason_code"]) == ("completed", "warning",
+                                                                       "recommendations_final")
+    assert _entries(event) == [("recommendations_final", "1 failed, 1 cancelled")]
+    assert event["finished_at"] is not None
+
+
+def test_an_event_without_recommendations_settles_healthy_with_nothing_to_do(sqlite_db):
+    event_id = events.open_event(sqlite_db, None, "agg-5", "LB", "LB", None)
+    assert events.settle(sqlite_db, event_id) == "healthy"
+    assert _entries(db_api.get_event_summary(sqlite_db, event_id)) == [("recommendations_final", "nothing to do")]

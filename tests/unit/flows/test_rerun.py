@@ -3,6 +3,7 @@
 from keyvrm.db import api as db_api
 from keyvrm.flows import events
 from keyvrm.flows import recommend
+from keyvrm.model import reason_list
 from keyvrm.planning import plan
 from keyvrm.planning import reasons
 
@@ -36,6 +37,7 @@ def test_a_reason_recorded_twice_is_kept_once_and_an_error_reason_leads(sqlite_d
     events.add_reasons(sqlite_db, event_id, [reasons.no_filters()])
     events.add_reasons(sqlite_db, event_id, [reasons.no_filters(), reasons.fencing_impossible("cmp-1", "BMC")])
     event = db_api.get_event_summary(sqlite_db, event_id)
-    assert event["reason"].count("[no_filters]") == 1
+    codes = [e.code for e in reason_list.ReasonList.from_json(event["reasons"]).entries]
+    assert codes == ["fencing_impossible", "no_filters"]  # each once, the error first
     assert event["reason_code"] == "fencing_impossible"
     assert events.settle(sqlite_db, event_id) == "error"  # no recommendation, but a host not fenced

@@ -2,6 +2,7 @@
 
 from keyvrm.db import api as db_api
 from keyvrm.executor import runner
+from keyvrm.model import reason_list
 from keyvrm.simulator import expect
 from tests.unit.flows import regions
 
@@ -71,4 +72,7 @@ def test_an_event_whose_manual_recommendations_an_operator_cancelled_is_settled_
     run_cycles(emb, 1)
     event = db_api.get_event_summary(emb.db, waiting[0]["event_id"])
     assert (event["status"], event["state"], event["reason_code"]) == ("completed", "warning", "overloaded")
-    assert "[recommendations_final] %d cancelled" % len(waiting) in event["reason"]
+    settled = [e for e in reason_list.ReasonList.from_json(event["reasons"]).entries
+               if e.code == "recommendations_final"]
+    assert [(e.message, dict(e.details)) for e in settled] == [("%d cancelled" % len(waiting),
+                                                                {"cancelled": len(waiting)})]

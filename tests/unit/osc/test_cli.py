@@ -33,7 +33,11 @@ def served(seeded_db):
 
 
 def _openstack(server, *args):
-    command = [OPENSTACK, "--os-auth-type", "none", "--os-endpoint", server.url, "keyvrm", *args]
+    """``openstack [global options] keyvrm <command>``: leading ``--os-*`` arguments are global options."""
+    options = []
+    while args and args[0].startswith("--os-"):
+        options, args = options + list(args[:2]), args[2:]
+    command = [OPENSTACK, "--os-auth-type", "none", "--os-endpoint", server.url, *options, "keyvrm", *args]
     env = dict(os.environ, PYTHONWARNINGS="ignore")
     return subprocess.run(command, capture_output=True, text=True, timeout=60, env=env)
 
@@ -150,3 +154,37 @@ def test_event_show_names_each_host_that_rejected_a_vm_without_target(served):
     assert result.returncode == 0, result.stderr
     [entry] = json.loads(result.stdout)["no_target"]
     assert entry["rejected_hosts"] == [{"host": "cmp-2", "check": "ServerGroupAntiAffinityFilter", "vms": 1}]
+
+
+def test_api_version_option_pins_a_known_microversion_and_refuses_an_unknown_one(served):
+    pinned = _openstack(served, "--os-keyvrm-api-version", "1.0", "event", "show", "ev-1", "-f", "json")
+    assert pinned.returncode == 0, pinned.stderr
+    assert json.loads(pinned.stdout)["id"] == "ev-1"
+    unknown = _openstack(served, "--os-keyvrm-api-version", "1.99", "event", "show", "ev-1")
+    assert unknown.returncode != 0
+    assert "--os-keyvrm-api-version: '1.99'" in unknown.stderr
+
+
+def _table_cells(stdout):
+    """The value column of a ShowOne or one-column Lister table, line by line, right-stripped."""
+    return [line.split("|")[-2].rstrip()[1:] for line in stdout.splitlines() if line.startswith("|")]
+
+
+def test_event_show_groups_the_reasons_by_code_and_an_older_version_reads_the_text(served):
+    result = _openstack(served, "event", "show", "ev-2", "-c", "reasons")  # the table an operator reads
+    assert result.returncode == 0, result.stderr
+    assert _table_cells(result.stdout)[1:] == [
+        "overloaded: 12 hypervisors of agg-b overloaded"] + [
+        "  cmp-%02d cpu 95%% >= ceiling 90%%" % i for i in range(3, 12)] + ["  (+3 more)"]
+    listed = _openstack(served, "event", "list", "--aggregate", "agg-b", "-c", "reasons")
+    assert _table_cells(listed.stdout) == ["reasons", "overloaded (13)"]
+    old = _openstack(served, "--os-keyvrm-api-version", "1.0", "event", "show", "ev-2", "-c", "reason", "-f", "value")
+    assert old.returncode == 0, old.stderr
+    assert old.stdout.startswith("[overloaded] 12 hypervisors of agg-b overloaded; [overloaded] cmp-03 cpu")
+
+
+def test_cycle_show_as_a_table_lists_each_outcome_on_a_line(served, seeded_db):
+    cycle_id = min(c["id"] for c in db_api.page_cycles(seeded_db, 10))
+    result = _openstack(served, "cycle", "show", str(cycle_id))
+    assert result.returncode == 0, result.stderr
+    assert "| outcomes    | LB agg-c: lb_too_early: LB on agg-c too early: next run allowed in 120 s" in result.stdout

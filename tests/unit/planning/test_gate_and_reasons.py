@@ -56,7 +56,7 @@ def test_no_target_sentence_counts_hosts_per_filter():
     assert why.message == ("no target for vm1: 12 hosts rejected by "
                            "ServerGroupAntiAffinityFilter, 3 hosts rejected by ram_depleted,"
                            " 1 host rejected by busy")
-    assert why.detail[0] == ("ServerGroupAntiAffinityFilter", 12)
+    assert why.details[0] == ("ServerGroupAntiAffinityFilter", 12)  # hosts rejected per check
 
 
 def test_error_reasons_mark_the_event_as_error():

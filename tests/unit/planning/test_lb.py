@@ -170,8 +170,11 @@ def test_the_overload_acted_on_leads_the_reasons_not_a_dead_hosts_missing_metric
     assert plan.moves
     codes = [r.code for r in plan.reasons]
     assert codes[0] == reasons.OVERLOADED and reasons.NO_METRICS in codes
-    assert plan.reasons[0].message == ("1 hypervisor of %s overloaded: hot syn_score 90%% > threshold"
-                                       " 80%%, cpu 90%% >= ceiling 85%%" % b.AGG)
+    assert plan.reasons[0].message == "1 hypervisor of %s overloaded" % b.AGG
+    hot = plan.reasons[1]  # then one reason per overloaded host, with its figures
+    assert (hot.code, hot.host, hot.message) == (
+        reasons.OVERLOADED, "hot", "hot syn_score 90% > threshold 80%, cpu 90% >= ceiling 85%")
+    assert dict(hot.details) == {"syn_score": 90.0, "threshold": 80.0, "cpu": 90.0, "cpu_ceiling": 85.0}
 
 
 def _cpu_hot_region():
@@ -193,7 +196,8 @@ def test_a_host_at_its_cpu_ceiling_is_overloaded_whatever_its_syn_score():
     hosts, vms = _cpu_hot_region()
     plan = _default_plan(hosts, vms)
     assert plan.reasons[0].code == reasons.OVERLOADED
-    assert plan.reasons[0].message == "1 hypervisor of %s overloaded: hot cpu 100%% >= ceiling 85%%" % b.AGG
+    assert [r.message for r in plan.reasons[:2]] == ["1 hypervisor of %s overloaded" % b.AGG,
+                                                     "hot cpu 100% >= ceiling 85%"]
     # most CPU per GB copied first; relieved down to the target limit (ceiling 85 less the
     # hysteresis 10): one move does it, and the idle big VM never moves
     assert [mv.vm_id for mv in plan.moves] == ["busy-small"]

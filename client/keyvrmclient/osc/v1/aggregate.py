@@ -3,6 +3,7 @@
 from osc_lib.command import command
 
 from keyvrmclient.osc.v1 import common
+from keyvrmclient.osc.v1 import reasons
 
 LIST_COLUMNS = ("name", "availability_zone", "marker", "no_op_mode", "no_op_reason", "last_event_state")
 LOAD_COLUMNS = ("host", "cpu", "ram", "net", "syn_score", "overloaded", "causes", "missing", "vm_count")
@@ -40,9 +41,15 @@ class ListAggregates(command.Lister):
 
 
 class ShowAggregate(common.ShowById):
-    """Show an aggregate's config with its last and current event."""
+    """Show an aggregate's config with its last and current event (their reasons in one line each)."""
 
     argument, metavar, method = "name", "<aggregate>", "get_aggregate"
+
+    def take_action(self, parsed_args):
+        aggregate = self._fetch(parsed_args)
+        names, values = common.show(aggregate)
+        return names, tuple(reasons.EventColumn(aggregate[name]) if name in ("last_event", "current_event")
+                            else value for name, value in zip(names, values))
 
 
 class ShowAggregateLoad(command.Lister):

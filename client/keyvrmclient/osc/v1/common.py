@@ -22,15 +22,16 @@ def call(function, *args, **kwargs):
 def show(item, fields=None):
     """(names, values) of one resource for ShowOne; nested values structured in json/yaml output."""
     names = tuple(fields or sorted(item))
-    return names, tuple(_cell(item.get(name)) for name in names)
+    return names, tuple(cell(item.get(name)) for name in names)
 
 
 def rows(items, columns):
     """(headers, rows) for Lister."""
-    return columns, [tuple(_cell(item.get(c)) for c in columns) for item in items]
+    return columns, [tuple(cell(item.get(c)) for c in columns) for item in items]
 
 
-def _cell(value):
+def cell(value):
+    """A value as a table cell: dicts and lists formatted for people, kept structured for json/yaml."""
     if isinstance(value, dict):
         return format_columns.DictColumn(value)
     if isinstance(value, list):

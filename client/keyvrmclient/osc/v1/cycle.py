@@ -3,6 +3,7 @@
 from osc_lib.command import command
 
 from keyvrmclient.osc.v1 import common
+from keyvrmclient.osc.v1 import reasons
 
 LIST_COLUMNS = ("id", "status", "reason_code", "reason", "snapshot_id", "started_at", "finished_at")
 
@@ -31,7 +32,10 @@ class ShowCycle(command.ShowOne):
         return parser
 
     def take_action(self, parsed_args):
-        return common.show(common.call(common.client(self).get_cycle, parsed_args.cycle_id))
+        cycle = common.call(common.client(self).get_cycle, parsed_args.cycle_id)
+        names, values = common.show(cycle)
+        return names, tuple(reasons.OutcomesColumn(cycle["outcomes"]) if name == "outcomes" else value
+                            for name, value in zip(names, values))
 
 
 class RunCycle(command.ShowOne):

@@ -35,12 +35,28 @@ class IndexAnswers(object):
     def answer_index(self):
         self.mock_aggregate_list.return_value = [data.copied(data.AGGREGATE), data.copied(data.NOOP_AGGREGATE)]
         self.mock_hypervisor_list.return_value = data.copied(data.HYPERVISORS)
-        self.mock_cycle_list.return_value = [{'id': 7}]
+        self.mock_cycle_list.return_value = [{'id': 7, 'status': 'completed'}]
         self.mock_cycle_get.return_value = data.copied(data.CYCLE)
         self.mock_availability_zone_list.return_value = [{'name': 'az1', 'aggregate_count': 2}]
 
 
 class AdminAggregatesTests(IndexAnswers, kv_helpers.AdminTestCase):
+
+    @helpers.create_mocks({keyvrm: INDEX_CALLS})
+    def test_an_aggregate_without_an_outcome_never_shows_another_aggregates_why_or_a_running_cycle(self):
+        self.answer_index()
+        unmarked = dict(data.copied(data.NOOP_AGGREGATE), name='agg-c', marker='', no_op_mode=False)
+        self.mock_aggregate_list.return_value = [data.copied(data.AGGREGATE), unmarked]
+        running = dict(data.copied(data.CYCLE), id=8, status='running', outcomes=[])
+        self.mock_cycle_list.return_value = [{'id': 8, 'status': 'running'},
+                                             {'id': 7, 'status': 'completed', 'reason_code': 'aggregates_not_processed',
+                                              'reason': 'agg-b: [noop] aggregate agg-b is in NOOP mode'}]
+        self.mock_cycle_get.side_effect = lambda request, cycle_id: {8: running, 7: data.copied(data.CYCLE)}[cycle_id]
+        res = self.client.get(INDEX_URL)
+        rows = {row['name']: row for row in res.context['table'].data}
+        self.assertEqual('aggregate agg-c has no HA/LB marker: KeyVRM only watches it', rows['agg-c']['last_outcome'])
+        self.assertNotIn('agg-b', rows['agg-c']['last_outcome'])
+        self.mock_cycle_get.assert_called_once_with(helpers.IsHttpRequest(), 7)
 
     @helpers.create_mocks({keyvrm: INDEX_CALLS})
     def test_index_lists_aggregates_with_hosts_noop_and_outcome(self):
@@ -121,7 +137,7 @@ class AdminAggregatesTests(IndexAnswers, kv_helpers.AdminTestCase):
         self.mock_aggregate_load.return_value = data.copied(data.NO_SNAPSHOT_LOAD)
         self.mock_event_list.return_value = [data.copied(data.EVENT)]
         self.mock_hypervisor_list.return_value = data.copied(data.HYPERVISORS)
-        self.mock_cycle_list.return_value = [{'id': 7}]
+        self.mock_cycle_list.return_value = [{'id': 7, 'status': 'completed'}]
         self.mock_cycle_get.return_value = data.copied(data.CYCLE)
         res = self.client.get(reverse('horizon:admin:keyvrm_aggregates:detail', args=['agg-b']))
         self.assertTemplateUsed(res, 'admin/keyvrm_aggregates/detail.html')
@@ -367,3 +383,7 @@ class RegionTests(kv_helpers.ReaderTestCase):
             client = keyvrm.keyvrmclient(self.request)
             self.assertEqual(region, client.adapter.region_name)
             self.assertEqual(url, client.adapter.endpoint_override)
+
+    def test_client_asks_for_the_microversion_the_panels_are_written_for(self):
+        client = keyvrm.keyvrmclient(self.request)
+        self.assertEqual('1.0', client.api_version)  # pinned: no negotiation request

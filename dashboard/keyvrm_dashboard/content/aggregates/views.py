@@ -52,8 +52,7 @@ class IndexView(tables.DataTableView):
         by_aggregate = outcomes.outcomes_by_aggregate(cycle)
         for aggregate in aggregates:
             aggregate['hosts'] = sorted(hosts.get(aggregate['name'], []))
-            aggregate['last_outcome'] = outcomes.outcome_text(
-                cycle, by_aggregate.get(aggregate['name']), aggregate.get('last_event'))
+            aggregate['last_outcome'] = outcomes.outcome_text(cycle, by_aggregate.get(aggregate['name']), aggregate)
         return aggregates
 
     def get_context_data(self, **kwargs):
@@ -110,7 +109,7 @@ class DetailView(tables.MultiTableView):
         mine = outcomes.outcomes_by_aggregate(cycle).get(aggregate['name'], [])
         context['cycle'] = cycle
         context['outcomes'] = mine
-        context['outcome_text'] = outcomes.outcome_text(cycle, mine, aggregate.get('last_event'))
+        context['outcome_text'] = outcomes.outcome_text(cycle, mine, aggregate)
         context['load'], context['load_chart'] = self.load_chart(aggregate['name'])
         context['load_hugepages'] = bool(context['load']) and charts.has_hugepages(context['load']['hosts'])
         return context

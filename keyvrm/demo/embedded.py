@@ -137,6 +137,7 @@ class EmbeddedRegion:
     def housekeep(self) -> housekeeping.Done:
         """The leader's housekeeping at this tick, as the engine's (``keyvrm.engine.housekeeping``); what it did.
 
+        For ``start_dispatcher`` (an engine started with ``start_engine`` ticks by itself).
         The first call is the engine's first tick as leader (it sweeps); then the sweep and
         the purge run when their intervals have passed on the region's clock. Flows the
         sweep resumes run in the dispatcher: ``wait_idle`` waits for them.

@@ -24,6 +24,11 @@ LOG = logging.getLogger(__name__)
 PURGE_INTERVAL_S = 3600.0  # how often the leader applies [database] history_keep_days
 
 
+def _due(last_s, interval_s, now_s) -> bool:
+    """Whether ``interval_s`` has passed since ``last_s`` (never run, or a clock set back: at once)."""
+    return last_s is None or now_s < last_s or now_s - last_s >= interval_s
+
+
 @dataclasses.dataclass(frozen=True)
 class Done:
     """What one look did: the sweep's findings and the rows purged per table (None: not due)."""
@@ -40,9 +45,6 @@ class Housekeeping:
         self._last_sweep_s = None
         self._last_purge_s = None
 
-    def _due(self, last_s, interval_s, now_s) -> bool:
-        return last_s is None or now_s < last_s or now_s - last_s >= interval_s
-
     def run(self, dispatcher, persistence, keep_days: int, *, first: bool) -> Done:
         """Sweep when this engine has just begun to lead (``first``) or the interval passed; purge hourly.
 
@@ -51,12 +53,12 @@ class Housekeeping:
         """
         now_s = self._clock.time()
         swept = purged = None
-        if first or self._due(self._last_sweep_s, sweep.SWEEP_INTERVAL_S, now_s):
+        if first or _due(self._last_sweep_s, sweep.SWEEP_INTERVAL_S, now_s):
             swept = sweep.sweep(dispatcher.resources, persistence, dispatcher)
             self._last_sweep_s = now_s
             if swept.count:
                 LOG.warning("sweep of work no flow carries on: %s", swept.describe())
-        if keep_days and self._due(self._last_purge_s, PURGE_INTERVAL_S, now_s):
+        if keep_days and _due(self._last_purge_s, PURGE_INTERVAL_S, now_s):
             self._last_purge_s = now_s
             before = datetime.datetime.fromtimestamp(now_s - keep_days * 86400.0,
                                                      datetime.timezone.utc).replace(tzinfo=None)

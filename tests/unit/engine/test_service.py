@@ -211,3 +211,15 @@ def test_the_leader_sweeps_when_it_begins_to_lead_then_every_sweep_interval_of_i
         clock.now_s = 1_800_000_000.0 + seconds
         engine._tick()
     assert [at - 1_800_000_000.0 for at in swept_at] == [0.0, sweep.SWEEP_INTERVAL_S, 2 * sweep.SWEEP_INTERVAL_S]
+
+
+def test_a_clock_set_back_does_not_hold_the_next_sweep_off_for_the_difference(sqlite_db, monkeypatch):
+    swept_at = []
+    clock = Clock(1_800_000_000.0)
+    monkeypatch.setattr(sweep, "sweep", lambda res, persistence, dispatcher: swept_at.append(clock.now_s)
+                        or sweep.Swept())
+    engine = engine_at(sqlite_db, clock)
+    engine._tick()
+    clock.now_s -= 3600.0  # the wall clock corrected an hour back
+    engine._tick()
+    assert len(swept_at) == 2

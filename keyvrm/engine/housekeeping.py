@@ -5,7 +5,8 @@ every ``sweep.SWEEP_INTERVAL_S``, and deletes history older than ``[database]
 history_keep_days`` every ``PURGE_INTERVAL_S``. Both intervals run on the engine's
 injected clock, the same one the sweep's grace and the records' times use, so the
 scenario harness runs this housekeeping on the simulated region's time as the engine
-runs it on the wall. (The manual timeout is MasterFlow's first steps, every cycle.)
+runs it on the wall. (The manual timeout is not here: it is a step of every cycle,
+MasterFlow's ``cancel_expired_manual``.)
 """
 
 from __future__ import annotations

@@ -5,9 +5,10 @@ config enables over the simulated BMCs, Ceph cluster and Nova, the TaskFlow pers
 in the same database and an engine (``keyvrm.engine.service.Engine`` over a
 ``LocalDispatcher``, in-process messaging).
 Tests drive it cycle by cycle with the engine's dispatcher and persistence alone
-(``start_dispatcher``, ``run_cycle``; the clock advanced by the waits and ``advance``); the
-demo starts the whole engine (``start_engine``: its schedule on the region's clock, which a
-``RealTimeRunner`` moves).
+(``start_dispatcher``, ``run_cycle``, and the leader's housekeeping between cycles with
+``housekeep``: the sweep and history retention when due on the region's clock; the clock
+advanced by the waits and ``advance``); the demo starts the whole engine (``start_engine``:
+its schedule on the region's clock, which a ``RealTimeRunner`` moves).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from keyvrm.db import api as db_api
 from keyvrm.db import migration
 from keyvrm.drivers import simulated
 from keyvrm.engine import dispatch
+from keyvrm.engine import housekeeping
 from keyvrm.engine import persistence
 from keyvrm.engine import service
 from keyvrm.executor import settings as executor_settings
@@ -71,6 +73,7 @@ class EmbeddedRegion:
         self.transport = oslo_messaging.get_rpc_transport(self.conf, url="fake://") if rpc else None
         self.engine = None
         self.dispatcher = None
+        self._housekeeping = None
 
     def sim_fencers(self, app_config) -> factory.Fencers:
         """The fencers ``app_config`` enables, over the region's BMCs, Ceph cluster and Nova.
@@ -129,6 +132,24 @@ class EmbeddedRegion:
     def run_cycle(self, timeout_s: float = 120.0) -> bool:
         """One MasterFlow and every flow it started, to the end; False if they did not finish in time."""
         self.dispatcher.dispatch("master", {})
+        return self.dispatcher.wait_idle(timeout_s)
+
+    def housekeep(self) -> housekeeping.Done:
+        """The leader's housekeeping at this tick, as the engine's (``keyvrm.engine.housekeeping``); what it did.
+
+        For ``start_dispatcher`` (an engine started with ``start_engine`` ticks by itself).
+        The first call is the engine's first tick as leader (it sweeps); then the sweep and
+        the purge run when their intervals have passed on the region's clock. Flows the
+        sweep resumes run in the dispatcher: ``wait_idle`` waits for them.
+        """
+        first = self._housekeeping is None
+        if first:
+            self._housekeeping = housekeeping.Housekeeping(self.clock)
+        return self._housekeeping.run(self.dispatcher, self._persistence, self.conf.database.history_keep_days,
+                                      first=first)
+
+    def wait_idle(self, timeout_s: float = 120.0) -> bool:
+        """Wait until every dispatched flow has finished; False if they did not in time."""
         return self.dispatcher.wait_idle(timeout_s)
 
     def advance(self, seconds: float) -> None:

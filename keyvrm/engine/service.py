@@ -25,7 +25,6 @@ Topology
 
 from __future__ import annotations
 
-import datetime
 import logging
 import threading
 import time
@@ -41,17 +40,16 @@ from keyvrm.db import availability
 from keyvrm.engine import conductor as engine_conductor
 from keyvrm.engine import dispatch
 from keyvrm.engine import fastpath
+from keyvrm.engine import housekeeping
 from keyvrm.engine import leader as engine_leader
 from keyvrm.engine import persistence as engine_persistence
 from keyvrm.engine import reaper
 from keyvrm.engine import schedule as engine_schedule
-from keyvrm.engine import sweep
 from keyvrm.flows import registry
 
 LOG = logging.getLogger(__name__)
 MASTER = "master"
 FAST = "fast"
-PURGE_INTERVAL_S = 3600.0  # how often the leader applies [database] history_keep_days
 
 
 def jobboard_from_url(url: str, namespace: str, backend, name: str):
@@ -82,7 +80,7 @@ class SharedTick:
 
 
 class Engine:
-    """One keyvrm-engine: dispatcher (+ conductor), leader election, schedule, reaper.
+    """One keyvrm-engine: dispatcher (+ conductor), leader election, schedule, housekeeping, reaper.
 
     ``resources_factory(dispatcher) -> EngineResources`` builds the live objects flows use.
     ``flows`` defaults to ``keyvrm.flows.registry.FLOWS``; ``listener_factories`` are
@@ -107,11 +105,10 @@ class Engine:
         self._rpc_server = None
         self._schedule = engine_schedule.Schedule()
         self._last_reap = float("-inf")
-        self._last_purge = float("-inf")
+        self._housekeeping = housekeeping.Housekeeping(self._clock)
         self._watch = None
         self._cycle_owed = False
         self._owed_lock = threading.Lock()
-        self._last_sweep = None
         self._database_lost_at = None
         self.name = conf.engine.conductor_name
         self.persistence = None
@@ -297,32 +294,9 @@ class Engine:
             return
         if not was_leader and self._shared_tick is not None:
             self._schedule = engine_schedule.Schedule(self._shared_tick.load())
-        self._sweep(first=not was_leader)
+        self._housekeeping.run(self.dispatcher, self.persistence, self._conf.database.history_keep_days,
+                               first=not was_leader)
         self._run_schedule()
-        self._purge_history()
-
-    def _sweep(self, first):
-        """When this engine begins to lead, then every ``SWEEP_INTERVAL_S``: resume or settle lost work."""
-        if not first and self._last_sweep is not None and \
-                time.monotonic() - self._last_sweep < sweep.SWEEP_INTERVAL_S:
-            return
-        found = sweep.sweep(self.dispatcher.resources, self.persistence, self.dispatcher)
-        self._last_sweep = time.monotonic()
-        if found.count:
-            LOG.warning("sweep of work no flow carries on: %s", found.describe())
-
-    def _purge_history(self):
-        """Hourly, on the leader: delete history older than ``[database] history_keep_days``."""
-        keep_days = self._conf.database.history_keep_days
-        if not keep_days or time.monotonic() - self._last_purge < PURGE_INTERVAL_S:
-            return
-        self._last_purge = time.monotonic()
-        before = datetime.datetime.fromtimestamp(self._clock.time() - keep_days * 86400.0,
-                                                 datetime.timezone.utc).replace(tzinfo=None)
-        counts = db_api.purge_history(self.dispatcher.resources.db, before)
-        if any(counts.values()):
-            LOG.info("history older than %d days purged: %s", keep_days,
-                     ", ".join("%d %s" % (n, table) for table, n in counts.items()))
 
     def _run_schedule(self):
         period_s = db_api.get_app_config(self.dispatcher.resources.db).period

@@ -7,11 +7,13 @@ engine ran) would stay open forever: a cycle ``running``, an event ``executing``
 recommendation ``running``, a host ``evacuating``, a VM locked. The leading engine
 sweeps when it starts leading and then every ``SWEEP_INTERVAL_S``:
 
-* a recommendation whose event no live flow carries is resumed by an ExecutorFlow
-  (evacuations and live migrations; the run carries on from its journal and never
-  starts a second migration); a stop, which only HA's host step follows, is cancelled;
+* a recommendation ``created`` or ``running`` (an ExecutorFlow or HA's step carries
+  those) whose event no live flow carries is resumed by an ExecutorFlow (evacuations
+  and live migrations; the run carries on from its journal and never starts a second
+  migration); a stop, which only HA's host step follows, is cancelled;
 * its event gets the reason ``engine_lost_database`` and is completed (at least
-  ``warning``) once its recommendations are final;
+  ``warning``) once its recommendations are final; so is an event no flow carries that
+  has no open recommendation and does not wait for an operator;
 * a cycle no live MasterFlow carries is ``failed`` with that reason;
 * a host an abandoned HA run was fencing or evacuating, with nothing left running from
   it, goes back to ``ok``: HA condemns, fences and evacuates it again at the next cycle
@@ -22,6 +24,12 @@ sweeps when it starts leading and then every ``SWEEP_INTERVAL_S``:
 "Live" means named by a persisted, unfinished flow (any engine's); only work older than
 ``GRACE_S`` is looked at, so a step that has just written its row but not yet recorded
 its result in TaskFlow is never taken for lost.
+
+Work that waits for an operator is never the sweep's, however old: no flow carries it,
+by design. An event whose open recommendations all wait in ``manual_action`` belongs to
+the operator and to the manual timeout (MasterFlow's ``cancel_expired_manual``), and so
+does a ``manual_action`` event whose recommendations have all ended (that step settles
+it at the next cycle).
 """
 
 from __future__ import annotations
@@ -103,10 +111,11 @@ def sweep(resources, persistence, dispatcher, *, grace_s: float = GRACE_S) -> Sw
     swept = Swept()
     carried_events = set()
     for event in work["events"]:
-        if _carried(event, live, db):
+        recs = db_api.list_recommendations(db, event_id=event["id"])
+        if _carried(event, live, recs):
             carried_events.add(event["id"])
-        else:
-            _settle_event(db, dispatcher, event, swept)
+        elif not waits_for_operator(event, recs):
+            _settle_event(db, dispatcher, event, recs, swept)
     for cycle_id in work["cycles"]:
         if cycle_id not in live.cycle_ids and db_api.fail_lost_cycle(
                 db, cycle_id, reasons.ENGINE_LOST_DATABASE, reasons.engine_lost_database(
@@ -122,17 +131,32 @@ def sweep(resources, persistence, dispatcher, *, grace_s: float = GRACE_S) -> Sw
     return swept
 
 
-def _carried(event, live, db) -> bool:
+def _carried(event, live, recs) -> bool:
     """Whether a live flow carries ``event`` on: its cycle, its aggregate's run or one of its recommendations."""
     if event["cycle_id"] in live.cycle_ids or (event["cycle_id"], event["aggregate_name"]) in live.aggregate_runs:
         return True
-    return any(rec["id"] in live.recommendation_ids for rec in db_api.list_recommendations(db, event_id=event["id"]))
+    return any(rec["id"] in live.recommendation_ids for rec in recs)
 
 
-def _settle_event(db, dispatcher, event, swept):
+def waits_for_operator(event, recs) -> bool:
+    """Whether ``event``'s open work is the operator's, not a flow's: then nothing of it is lost.
+
+    True when every open recommendation waits in ``manual_action`` (the operator runs or
+    cancels it, else the manual timeout cancels it), or when none is open and the event
+    itself waits in ``manual_action`` (the cycle's manual step settles it). A
+    ``created`` or ``running`` recommendation is a flow's work, and so is an event
+    waiting in any other status.
+    """
+    open_statuses = {rec["status"] for rec in recs if rec["status"] in OPEN_RECOMMENDATION}
+    if open_statuses:
+        return open_statuses == {"manual_action"}
+    return event["status"] == "manual_action"
+
+
+def _settle_event(db, dispatcher, event, recs, swept):
     lost = reasons.engine_lost_database("no flow carries event %s on" % event["id"])
     still_open = False
-    for rec in db_api.list_recommendations(db, event_id=event["id"]):
+    for rec in recs:
         if rec["status"] not in ("created", "running"):
             still_open = still_open or rec["status"] == "manual_action"
         elif rec["action"] in RESUMABLE_ACTIONS:

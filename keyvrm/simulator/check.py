@@ -1,8 +1,9 @@
 """Run a scenario with KeyVRM acting on it and judge the run: ``keyvrm-sim check`` and the scenario tests.
 
-The run is on the driven clock (``harness``): each of ``run.cycles`` cycles runs to its
-end (its waits move simulated time), then the region lives ``run.every`` more. Operator
-acts and config changes due by then are sent through the REST API before each cycle.
+The run is on the driven clock (``harness``): at each cycle boundary the engine's
+housekeeping runs first (the sweep and retention, when due), then the operator acts and
+config changes due by then are sent through the REST API, then the cycle runs to its end
+(its waits move simulated time), then the region lives ``run.every`` more.
 After every cycle the safety invariants are checked; at the end the scenario's
 ``expect`` (and the bare region's ``expectations``). The result carries every problem,
 the timeline, and a digest of KeyVRM's outcomes (the same scenario gives the same
@@ -77,6 +78,10 @@ def _judged_run(scen, harness, began):
     done, problems, violations = [], [], []
     cycles = 0
     for cycles in range(1, scen.cycles + 1):
+        if not harness.tick(CYCLE_TIMEOUT_S):
+            problems.append("the flows the sweep resumed before cycle %d did not finish within %d wall seconds"
+                            % (cycles, CYCLE_TIMEOUT_S))
+            break
         while pending and pending[0].at_s <= harness.elapsed_s + 1e-6:
             act = pending.pop(0)
             problems += _perform(scen, harness, act, done)

@@ -327,6 +327,13 @@ class Compute:
         migration.stuck = self._takes_rule(self.region.stuck_rules, migration)
         return migration.stuck
 
+    def lose_flow_of(self, migration: r.Migration) -> None:
+        """Raise ``EngineFlowLost`` to the caller when an ``engine_loses_flow`` fault takes this accepted migration."""
+        if self._takes_rule(self.region.lost_flow_rules, migration):
+            self.region.record_fault("engine_flow_lost", [migration.server_id])
+            raise r.EngineFlowLost("the engine lost the flow that asked for migration %s of VM %s "
+                                   "(engine_loses_flow)" % (migration.id, migration.server_id))
+
     @staticmethod
     def _takes_rule(rules, migration) -> bool:
         """Whether one of ``rules`` ([hosts or None, remaining]) applies to ``migration``; counts it down."""

@@ -23,10 +23,13 @@ Scenario key ``expect`` (every part optional)::
       vms_on_host: {cmp-00001: 0}      # VMs on a host in the region at the end
       vms_moved: {min: 1, max: 4}      # VMs whose host changed (a number: exactly)
       start_order_kept: true   # each host's evacuations reached Nova in the order planned
+      sweeps:                  # the engine's sweeps (when it begins to lead, then every 10 min):
+        - {after: 5m, by: 12m, found: nothing lost, count: 1}   # found: text of what one did
       region: {hosts_by_state: {off: 1}}   # the bare region's expectations (see scenario)
 
 ``count`` is a number or ``{min: N, max: M}``; ``by``/``after`` are durations from the
-start that the record's ``created_at`` must be at or before / after (timing tolerance).
+start that the record's ``created_at`` (a sweep's time) must be at or before / after
+(timing tolerance).
 """
 
 from __future__ import annotations
@@ -81,6 +84,8 @@ def schema(duration) -> dict:
         vms_on_host={"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
         vms_moved=_COUNT,
         start_order_kept={"type": "boolean"},
+        sweeps={"type": "array", "items": {"type": "object", "additionalProperties": False, "properties": {
+            "found": _TEXT, "count": _COUNT, "by": duration, "after": duration}}},
         region={"type": "object"})}
 
 
@@ -148,6 +153,8 @@ class Check:
                 self.problems.append("vms_moved: " + problem)
         if expect.get("start_order_kept"):
             self._start_order(recommendations)
+        for i, wanted in enumerate(expect.get("sweeps", ())):
+            self._sweeps("sweeps[%d]" % i, wanted)
         return self.problems
 
     def _match(self, where, wanted, records):
@@ -196,6 +203,18 @@ class Check:
         for code in wanted.get("excludes", ()):
             if code in got:
                 self.problems.append("%s.excludes: %s in %s" % (where, code, got))
+
+    def _sweeps(self, where, wanted):
+        """Whether ``count`` sweeps in the ``after``/``by`` window found what ``found`` says (a problem if not)."""
+        swept = [(at_s, done.swept.describe()) for at_s, done in self.h.housekept if done.swept is not None]
+        low = self.parse_duration_s(wanted.get("after", 0))
+        high = self.parse_duration_s(wanted["by"]) if "by" in wanted else float("inf")
+        found = [(at_s, text) for at_s, text in swept if low <= at_s <= high
+                 and all(t in text for t in _texts(wanted.get("found")))]
+        problem = count_problem(wanted.get("count"), len(found))
+        if problem:
+            seen = ["at %ds: %s" % (at_s, text) for at_s, text in swept]
+            self.problems.append("%s %s: %s; seen: %s" % (where, _shown(wanted), problem, "; ".join(seen)))
 
     def _hypervisor(self, where, host, wanted):
         wanted = {"state": wanted} if isinstance(wanted, str) else wanted

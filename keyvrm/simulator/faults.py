@@ -143,6 +143,19 @@ def migration_fails(region: r.Region, params: dict) -> None:
     region.record_fault("migration_fails", params.get("hosts", ()))
 
 
+def engine_loses_flow(region: r.Region, params: dict) -> None:
+    """The engine loses the flow of the next ``count`` migrations (touching ``hosts`` if given) once Nova accepts them.
+
+    The migration goes on in Nova. The engine step that asked for it gets an error
+    nothing in KeyVRM handles, so TaskFlow reverts and forgets its flow, as it does a flow
+    that failed on a database error: the recommendation stays ``running`` and its VM
+    locked, and no flow carries them on. Only the leader's sweep finds such work.
+    """
+    hosts = frozenset(params["hosts"]) if params.get("hosts") else None
+    region.lost_flow_rules.append([hosts, int(params.get("count", 1))])
+    region.record_fault("engine_loses_flow", params.get("hosts", ()))
+
+
 def ceph_outage(region: r.Region, params: dict) -> None:
     """The Ceph monitors do not answer for ``duration_s``: no blocklist can be added or read."""
     region.ceph_unavailable_until = region.now + params.get("duration_s", 60.0)
@@ -182,6 +195,7 @@ FAULTS = {
     "heartbeat_outage": (heartbeat_outage, ("duration_s",), False),
     "migration_stuck": (migration_stuck, ("count",), False),
     "migration_fails": (migration_fails, ("count",), False),
+    "engine_loses_flow": (engine_loses_flow, ("count",), False),
     "ceph_outage": (ceph_outage, ("duration_s",), False),
     "aggregate_deleted": (aggregate_deleted, ("aggregate",), False),
     "overload": (overload, ("cpu_factor", "net_factor", "ramp_s"), True),

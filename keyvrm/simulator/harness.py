@@ -2,7 +2,10 @@
 
 The scenario checks (``keyvrm-sim check``, the ``tests/scenarios`` plugin) run on it:
 the engine's local dispatcher runs one MasterFlow per ``cycle()`` on the driven clock (a
-wait moves simulated time, not the wall), the region lives on between cycles
+wait moves simulated time, not the wall), ``tick()`` runs the leader's housekeeping
+between cycles as the engine's tick does (the sweep of lost work when the engine begins
+to lead and every 10 simulated minutes, history retention hourly; kept in
+``housekept``), the region lives on between cycles
 (``advance``), operators act through the real WSGI application (``api``: routing,
 validation, policy, the same records a CLI call leaves) and alerts are kept in
 ``alerts``. Fencing goes through the simulated BMCs, Ceph cluster and Nova
@@ -85,6 +88,7 @@ class Harness:
         self.emb = embedded.EmbeddedRegion(region, "sqlite:///%s/keyvrm.sqlite" % workdir,
                                            flows_in_memory=not durable_flows, in_turn=True)
         self.notifier = RecordingNotifier(self.emb.clock)
+        self.housekept = []  # [(seconds after the start, keyvrm.engine.housekeeping.Done)]
         self.emb.notifier = self.notifier
         self.emb.sync_aggregates()
         self._app = api_app.build_app(self.emb.conf, db=self.emb.db, rpc=None)
@@ -115,6 +119,11 @@ class Harness:
     def cycle(self, timeout_s: float = 120.0) -> bool:
         """One MasterFlow and every flow it started, to the end; False if they did not finish in time."""
         return self.emb.run_cycle(timeout_s)
+
+    def tick(self, timeout_s: float = 120.0) -> bool:
+        """The engine's housekeeping now and every flow its sweep resumed, to the end; False if not in time."""
+        self.housekept.append((self.elapsed_s, self.emb.housekeep()))
+        return self.emb.wait_idle(timeout_s)
 
     def advance(self, seconds: float) -> None:
         """Let the region live ``seconds`` of simulated time."""

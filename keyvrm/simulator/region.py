@@ -261,6 +261,10 @@ class Aggregate:
         self.hosts = list(hosts or [])
 
 
+class EngineFlowLost(RuntimeError):
+    """What the KeyVRM step asking for a migration an ``engine_loses_flow`` fault takes gets (see faults)."""
+
+
 class Migration:
     """A Nova migration record and what the simulation needs to finish it."""
 
@@ -319,6 +323,7 @@ class Region:
         self.heartbeat_unavailable_until = -math.inf
         self.stuck_rules = []  # [hosts or None, remaining count]
         self.failing_rules = []  # [hosts or None, remaining count]: live migrations that end failed
+        self.lost_flow_rules = []  # [hosts or None, remaining count]: accepted migrations whose engine flow is lost
         self.ceph_unavailable_until = -math.inf
         self.blocklist = {}  # address -> expiry POSIX time or None
         self.inactive_bindings = set()  # (port_id, host)

@@ -51,7 +51,8 @@ Schema (every key except ``name`` is optional; unknown keys are refused)::
         mode: refuse                  # bmc_fault: refuse | timeout
         duration: 10m                 # faults that heal by themselves
         interface: bond0              # interface_down
-        count: 1                      # migration_stuck, migration_fails (next N live migrations)
+        count: 1                      # migration_stuck, migration_fails (next N live migrations),
+                                      # engine_loses_flow (next N migrations' flows)
         # aggregate: agg-002          # aggregate_deleted: the aggregate Nova deletes
         cpu_factor: 2.5               # overload (also net_factor, ramp)
         ramp: 10m

@@ -1,9 +1,10 @@
 """A scenario run as a person reads it: simulated time, cycle, what KeyVRM decided and why.
 
 Lines are in time order (``mm:ss`` after the region's start): faults as they fired,
-operator calls and the API's answers, each cycle with its outcome, the events it wrote
-and their recommendations (final status), the runs with nothing to do, alerts, and the
-invariants broken after a cycle.
+the engine's sweeps (what each resumed or settled) and history purges, operator calls
+and the API's answers, each cycle with its outcome, the events it wrote and their
+recommendations (final status), the runs with nothing to do, alerts, and the invariants
+broken after a cycle.
 """
 
 from __future__ import annotations
@@ -28,6 +29,15 @@ def _short(text) -> str:
     return text if len(text) <= REASON_WIDTH else text[:REASON_WIDTH - 3] + "..."
 
 
+def _housekeeping_lines(housekept):
+    """(at_s, text) of every sweep (what it found) and of every purge that deleted rows."""
+    for at_s, done in housekept:
+        if done.swept is not None:
+            yield at_s, "sweep: " + done.swept.describe()
+        if done.purged and any(done.purged.values()):
+            yield at_s, "history purged: " + ", ".join("%d %s" % (n, table) for table, n in done.purged.items())
+
+
 def render(harness, acts_done, violations) -> str:
     """The timeline of ``harness``'s run; ``acts_done``: [(at_s, text)], ``violations``: [(at_s, text)]."""
     start = datetime.datetime.fromtimestamp(harness.region.clock.start_s, datetime.timezone.utc).replace(tzinfo=None)
@@ -36,6 +46,7 @@ def render(harness, acts_done, violations) -> str:
         return (moment - start).total_seconds() if moment is not None else 0.0
 
     entries = [(f["at_s"], 0, "fault %s %s" % (f["kind"], " ".join(f["targets"]))) for f in harness.region.faults_fired]
+    entries += [(at_s, 1, text) for at_s, text in _housekeeping_lines(harness.housekept)]
     entries += [(at_s, 1, "operator " + text) for at_s, text in acts_done]
     events = db_api.list_events(harness.db)
     recommendations = db_api.list_recommendations(harness.db)

@@ -2,7 +2,8 @@
 
 Reads return snapshot dataclasses built from the region's mutable model at call time
 (flavors cached, since they never change). Every call raises Nova's 503 while a
-scripted API outage lasts. Hypervisors are read as the OpenStack driver reads them
+scripted API outage lasts; an accepted migration an ``engine_loses_flow`` fault takes
+raises ``EngineFlowLost`` to the KeyVRM step that asked for it. Hypervisors are read as the OpenStack driver reads them
 (hypervisors API 2.87 + Placement traits): type, version, ``cpu_info``, the libvirt arch
 traits; never the node's ``supported_instances``, and never a call to the host, so a
 crashed host is listed like any other.
@@ -208,11 +209,15 @@ class SimCloudDriver(base.CloudDriver):
     # --- actions -------------------------------------------------------------------------
     @r.synchronized
     def evacuate(self, server_id, target_host):
-        return _migration(self.compute.evacuate(server_id, target_host))
+        migration = self.compute.evacuate(server_id, target_host)
+        self.compute.lose_flow_of(migration)
+        return _migration(migration)
 
     @r.synchronized
     def live_migrate(self, server_id, target_host, block_migration=base.BLOCK_MIGRATION_AUTO):
-        return _migration(self.compute.live_migrate(server_id, target_host, block_migration))
+        migration = self.compute.live_migrate(server_id, target_host, block_migration)
+        self.compute.lose_flow_of(migration)
+        return _migration(migration)
 
     @r.synchronized
     def force_down_service(self, host, forced_down=True):

@@ -1,10 +1,11 @@
-"""The sweep on PostgreSQL: work no unfinished flow carries on is resumed or settled; carried work is left alone."""
+"""The sweep on PostgreSQL: lost work is resumed or settled; carried work and work waiting for an operator are not."""
 
 import pytest
 
 from keyvrm.db import api as db_api
 from keyvrm.engine import persistence as engine_persistence
 from keyvrm.engine import sweep
+from keyvrm.flows import events
 from keyvrm.flows import resources as flow_resources
 from keyvrm.planning import reasons
 
@@ -51,8 +52,13 @@ def lost_and_carried_work(db, persistence):
     live_event = db_api.create_event(db, "agg-live", "LB", "LB", cycle_id=live_cycle)
     db_api.set_event_status(db, live_event, "generating")
     assert db_api.claim_hypervisor(db, "h3", live_event)
+    manual_event = db_api.create_event(db, "agg-manual", "LB", "LB", cycle_id=lost_cycle)
+    events.add_reasons(db, manual_event, reasons.overloaded("agg-manual", [("h5", (("cpu", 95.0, 90.0),))]),
+                       status="manual_action")
+    waiting = db_api.create_recommendation(db, manual_event, "live_migrate", "vm-wait", "h5", "h6", False)
     return dict(lost_cycle=lost_cycle, live_cycle=live_cycle, ha_event=ha_event, running=running, stop=stop,
-                done=done, fence_event=fence_event, live_event=live_event)
+                done=done, fence_event=fence_event, live_event=live_event, manual_event=manual_event,
+                waiting=waiting)
 
 
 def test_the_sweep_resumes_lost_recommendations_settles_the_rest_and_leaves_live_work_alone(pg_db, persistence):
@@ -75,6 +81,10 @@ def test_the_sweep_resumes_lost_recommendations_settles_the_rest_and_leaves_live
         "completed", "warning", reasons.ENGINE_LOST_DATABASE)
     live_event = db_api.get_event_summary(pg_db, ids["live_event"])
     assert live_event["status"] == "generating" and not live_event["reasons"]
+    manual_event = db_api.get_event_summary(pg_db, ids["manual_event"])  # the operator's, not lost
+    assert manual_event["status"] == "manual_action"
+    assert [e["code"] for e in manual_event["reasons"]["entries"]] == ["overloaded", "overloaded"]
+    assert db_api.get_recommendation(pg_db, ids["waiting"])["status"] == "manual_action"
     assert swept.cycles_failed == [ids["lost_cycle"]]
     assert db_api.get_cycle_summary(pg_db, ids["lost_cycle"])["status"] == "failed"
     assert db_api.get_cycle_summary(pg_db, ids["live_cycle"])["status"] == "running"

@@ -6,8 +6,10 @@ from oslo_config import cfg
 
 from keyvrm import conf as keyvrm_conf
 from keyvrm.db import api as db_api
+from keyvrm.engine import housekeeping
 from keyvrm.engine import leader
 from keyvrm.engine import service
+from keyvrm.engine import sweep
 from keyvrm.flows.resources import FlowSettings
 from keyvrm.model.snapshot import ComputeService
 
@@ -194,3 +196,30 @@ def test_the_leader_purges_history_past_the_keep_days_once_an_hour(sqlite_db, mo
     engine._tick()
     assert len(calls) == 1
     assert (clock.now_s - calls[0].replace(tzinfo=datetime.timezone.utc).timestamp()) == 90 * 86400.0
+    clock.now_s += housekeeping.PURGE_INTERVAL_S  # an hour of the engine's clock, not of the wall
+    engine._tick()
+    assert len(calls) == 2
+
+
+def test_the_leader_sweeps_when_it_begins_to_lead_then_every_sweep_interval_of_its_clock(sqlite_db, monkeypatch):
+    swept_at = []
+    clock = Clock(1_800_000_000.0)
+    monkeypatch.setattr(sweep, "sweep", lambda res, persistence, dispatcher: swept_at.append(clock.now_s)
+                        or sweep.Swept())
+    engine = engine_at(sqlite_db, clock)
+    for seconds in (0.0, 1.0, sweep.SWEEP_INTERVAL_S - 1.0, sweep.SWEEP_INTERVAL_S, 2 * sweep.SWEEP_INTERVAL_S):
+        clock.now_s = 1_800_000_000.0 + seconds
+        engine._tick()
+    assert [at - 1_800_000_000.0 for at in swept_at] == [0.0, sweep.SWEEP_INTERVAL_S, 2 * sweep.SWEEP_INTERVAL_S]
+
+
+def test_a_clock_set_back_does_not_hold_the_next_sweep_off_for_the_difference(sqlite_db, monkeypatch):
+    swept_at = []
+    clock = Clock(1_800_000_000.0)
+    monkeypatch.setattr(sweep, "sweep", lambda res, persistence, dispatcher: swept_at.append(clock.now_s)
+                        or sweep.Swept())
+    engine = engine_at(sqlite_db, clock)
+    engine._tick()
+    clock.now_s -= 3600.0  # the wall clock corrected an hour back
+    engine._tick()
+    assert len(swept_at) == 2

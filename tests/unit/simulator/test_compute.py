@@ -3,6 +3,7 @@
 import pytest
 
 from keyvrm.drivers.errors import CloudError
+from keyvrm.drivers import simulated
 from keyvrm.model.snapshot import ANTI_AFFINITY
 from keyvrm.simulator import compute
 from keyvrm.simulator import faults
@@ -179,3 +180,17 @@ def test_a_generic_live_migration_failure_leaves_the_vm_and_no_port_binding_behi
     retried = compute.Compute(region).live_migrate("vm-1", "cmp-2")  # the rule was for one migration
     region.clock.advance(600)
     assert retried.status == "completed" and region.vms["vm-1"].host == "cmp-2"
+
+
+def test_an_engine_loses_flow_fault_lets_nova_migrate_but_fails_the_caller_once():
+    region = small_region()
+    add_vm(region, "vm-1", "cmp-1")
+    add_vm(region, "vm-2", "cmp-1")
+    faults.engine_loses_flow(region, {"count": 1})
+    cloud = simulated.for_region(region).cloud
+    with pytest.raises(r.EngineFlowLost):
+        cloud.live_migrate("vm-1", "cmp-2")
+    second = cloud.live_migrate("vm-2", "cmp-2")  # the rule was for one migration
+    region.clock.advance(600)
+    assert region.vms["vm-1"].host == "cmp-2" and region.vms["vm-2"].host == "cmp-2"
+    assert second.id == 2 and [m.status for m in region.migrations.values()] == ["completed", "completed"]

@@ -40,6 +40,8 @@ def _new_compute_rpc(fake_cloud, since):
 def test_the_rpc_log_sees_the_uptime_call_nova_makes_per_compute_at_2_88(fake_cloud, driver):
     listed = c.nova(driver, "GET", "/os-hypervisors/detail", "2.87")["hypervisors"]
     hosts = {h["service"]["host"] for h in listed}
+    # Nova asks only computes it sees up: one an earlier test stopped and started may not have reported yet
+    c.wait_for(lambda: all(s.is_up for s in driver.list_compute_services() if s.host in hosts), timeout_s=60)
     before = len(fake_cloud.compute_rpc_calls())
     c.nova(driver, "GET", "/os-hypervisors/detail", "2.88")
     calls = _new_compute_rpc(fake_cloud, before)

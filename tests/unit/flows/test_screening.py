@@ -1,7 +1,9 @@
 """Screening: quiet aggregates get their outcome without a persisted flow; acting ones get their flow."""
 
 from keyvrm.db import api as db_api
+from keyvrm.flows import events
 from keyvrm.flows import master
+from keyvrm.planning import reasons
 from keyvrm.simulator import expect
 from tests.unit.flows import regions
 
@@ -83,7 +85,7 @@ def test_every_aggregate_has_its_own_outcome_in_every_cycle_also_when_not_proces
     assert {(o["aggregate_name"], o["reason_code"]) for o in db_api.list_cycle_outcomes(emb.db, second)} \
         == {(regions.HA_AGG, "disabled"), (regions.LB_AGG, "disabled")}
     noop = next(o for o in db_api.list_cycle_outcomes(emb.db, first) if o["aggregate_name"] == regions.LB_AGG)
-    assert "maintenance CHG-42" in noop["reason"]
+    assert "maintenance CHG-42" in noop["reasons"]["entries"][0]["message"]
 
 
 def test_an_aggregates_latest_outcome_is_its_own_from_the_newest_finished_cycle(make_region):
@@ -93,8 +95,8 @@ def test_an_aggregates_latest_outcome_is_its_own_from_the_newest_finished_cycle(
     finished = db_api.page_cycles(emb.db, 1)[0]["id"]
     running = db_api.start_cycle(emb.db)  # a cycle still running has recorded agg-002's outcome already
     db_api.record_cycle_outcomes(emb.db, running, [dict(
-        aggregate_name=regions.LB_AGG, kind="NOOP", reason_code="noop", reason="[noop] from the running cycle",
-        ran_at=db_api.utcnow())])
+        aggregate_name=regions.LB_AGG, kind="NOOP", reason_code="noop",
+        reasons=events.describe([reasons.noop(regions.LB_AGG, "from the running cycle")])[1], ran_at=db_api.utcnow())])
     mine = db_api.latest_outcome(emb.db, regions.HA_AGG)
     theirs = db_api.latest_outcome(emb.db, regions.LB_AGG)
     assert mine["cycle_id"] == theirs["cycle_id"] == finished

@@ -99,7 +99,14 @@ def test_cycle_show_lists_the_aggregates_runs_that_had_nothing_to_do(served, see
     shown = json.loads(result.stdout)
     assert shown["event_count"] == 3
     assert [(o["aggregate_name"], o["kind"], o["reason_code"]) for o in shown["outcomes"]] == [
-        ("agg-c", "LB", "lb_too_early")]
+        ("agg-c", "LB", "lb_too_early"), ("agg-c", "NOOP", "no_marker")]
+
+
+def test_aggregate_show_says_its_own_latest_outcome(served):
+    result = _openstack(served, "aggregate", "show", "agg-c")
+    assert result.returncode == 0, result.stderr
+    assert "LB: lb_too_early" in result.stdout and "NOOP: no_marker" in result.stdout
+    assert "agg-b" not in result.stdout
 
 
 def test_operation_list_as_value_lines(served):

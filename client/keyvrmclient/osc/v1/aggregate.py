@@ -48,8 +48,10 @@ class ShowAggregate(common.ShowById):
     def take_action(self, parsed_args):
         aggregate = self._fetch(parsed_args)
         names, values = common.show(aggregate)
-        return names, tuple(reasons.EventColumn(aggregate[name]) if name in ("last_event", "current_event")
-                            else value for name, value in zip(names, values))
+        columns = {"last_event": reasons.EventColumn, "current_event": reasons.EventColumn,
+                   "latest_outcome": reasons.LatestOutcomeColumn}
+        return names, tuple(columns[name](aggregate[name]) if name in columns else value
+                            for name, value in zip(names, values))
 
 
 class ShowAggregateLoad(command.Lister):

@@ -108,3 +108,21 @@ class OutcomesColumn(format_columns.ListColumn):
 
     def machine_readable(self):
         return list(self._value or ())
+
+
+class LatestOutcomeColumn(format_columns.DictColumn):
+    """An aggregate's latest outcome (API 1.2): its cycle, then one line per outcome and per event."""
+
+    def human_readable(self):
+        latest = self._value
+        if not latest:
+            return "no finished cycle has judged it yet"
+        lines = ["cycle %s (%s, %s)" % (latest["cycle_id"], latest["cycle_status"], latest["finished_at"])]
+        lines += ["%s: %s" % (o["kind"], one_line(o) or o["reason_code"]) for o in latest["outcomes"]]
+        lines += ["%s event %s (%s, %s): %s" % (
+            e["kind"], e["id"], e["status"], e.get("state") or "-", one_line(e) or e.get("reason_code") or "")
+            for e in latest["events"]]
+        return "\n".join(lines)
+
+    def machine_readable(self):
+        return self._value

@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Install what KeyVRM's tests need on a Debian machine, then run them: tox -e pep8,docs,py3,dashboard,browser,functional,nova.
+# Install what KeyVRM's tests need on a Debian machine, then run them: tox -e nova,browser,functional,py3,dashboard,docs,pep8,
+# every environment at once (the real-cloud, browser and functional suites mostly wait on timers and
+# services while the unit tests and scenarios use the CPU). Each environment's output is printed
+# whole when it ends, with its slowest tests; tox ends with each environment's time.
 # Debian packages come from .ci/apt-packages.txt (installed only when missing), Python packages
 # from requirements.txt/test-requirements.txt pinned by constraints.txt.
 set -euo pipefail
@@ -20,4 +23,6 @@ if [ -s .ci/apt-packages.txt ]; then
 fi
 
 python3 -m pip install -q -c constraints.txt tox
-exec python3 -m tox -e pep8,docs,py3,dashboard,browser,functional,nova "$@"
+envs=nova,browser,functional,py3,dashboard,docs,pep8  # longest first
+python3 -m tox run-parallel --parallel all --notest -e "$envs"  # build (or check) every environment
+exec python3 -m tox run-parallel --parallel all -e "$envs" "$@"

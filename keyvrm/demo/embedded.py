@@ -19,7 +19,6 @@ import oslo_messaging
 from keyvrm import conf as keyvrm_conf
 from keyvrm.db import api as db_api
 from keyvrm.db import migration
-from keyvrm.drivers import simulated
 from keyvrm.engine import dispatch
 from keyvrm.engine import housekeeping
 from keyvrm.engine import persistence
@@ -32,6 +31,7 @@ from keyvrm.fencing import power
 from keyvrm.flows import resources as flow_resources
 from keyvrm.harvest import sources
 from keyvrm.simulator import baton
+from keyvrm.simulator.drivers import simulated
 from keyvrm.simulator import simclock
 
 # Executor waits in the region's time: a poll every 5 s, a retry after 10 s.

@@ -1,7 +1,7 @@
 """The blocklist fencer (production's, for every Ceph cluster) over the simulated cluster."""
 
-from keyvrm.drivers.fencing.sim import SimBlocklistDriver
 from keyvrm.fencing import blocklist
+from keyvrm.simulator.drivers.fencing import SimBlocklistDriver
 from keyvrm.simulator import faults
 from keyvrm.simulator import generator
 from keyvrm.simulator import region as r

@@ -6,12 +6,12 @@ from oslo_config import cfg
 import pytest
 
 from keyvrm import conf as keyvrm_conf
-from keyvrm.drivers.cloud.sim import SimCloudDriver
 from keyvrm import exception
 from keyvrm.fencing import blocklist
 from keyvrm.fencing import factory
 from keyvrm.fencing import power
 from keyvrm.model import settings
+from keyvrm.simulator.drivers.cloud import SimCloudDriver
 from keyvrm.simulator import generator
 from keyvrm.simulator import region as r
 

@@ -1,7 +1,7 @@
 """The power fencer (production's, for every BMC) over the simulated region's BMCs."""
 
-from keyvrm.drivers.fencing.sim import SimPowerDriver
 from keyvrm.fencing import power
+from keyvrm.simulator.drivers.fencing import SimPowerDriver
 from keyvrm.simulator import faults
 from keyvrm.simulator import generator
 from keyvrm.simulator import region as r

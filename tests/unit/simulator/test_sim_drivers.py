@@ -2,18 +2,18 @@
 
 import pytest
 
-from keyvrm.drivers.cloud.sim import SimCloudDriver
 from keyvrm.drivers.errors import CloudError
 from keyvrm.drivers.errors import DriverUnavailable
 from keyvrm.drivers.errors import FencingError
 from keyvrm.drivers.errors import NotFoundInCloud
-from keyvrm.drivers.fencing.sim import SimBlocklistDriver
-from keyvrm.drivers.fencing.sim import SimPowerDriver
-from keyvrm.drivers.heartbeat.sim import SimHeartbeatDriver
-from keyvrm.drivers.metrics.sim import SimMetricsDriver
-from keyvrm.drivers import simulated
 from keyvrm.model import codec
 from keyvrm.model import snapshot as m
+from keyvrm.simulator.drivers.cloud import SimCloudDriver
+from keyvrm.simulator.drivers.fencing import SimBlocklistDriver
+from keyvrm.simulator.drivers.fencing import SimPowerDriver
+from keyvrm.simulator.drivers.heartbeat import SimHeartbeatDriver
+from keyvrm.simulator.drivers.metrics import SimMetricsDriver
+from keyvrm.simulator.drivers import simulated
 from keyvrm.simulator import faults
 from keyvrm.simulator import generator
 from keyvrm.simulator import region as r

@@ -28,8 +28,8 @@ from keyvrm.demo import plot
 from keyvrm.demo import summary as demo_summary
 from keyvrm.demo import table
 from keyvrm import exception
+from keyvrm.scenarios import scenario
 from keyvrm.simulator import runner
-from keyvrm.simulator import scenario
 
 API_PORT = next(opt.default for opt in api_conf.opts if opt.name == "port")
 

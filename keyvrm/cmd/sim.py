@@ -18,11 +18,11 @@ import sys
 
 import yaml
 
+from keyvrm.scenarios import scenario
 from keyvrm.simulator import generator
 from keyvrm.simulator import inventory
 from keyvrm.simulator import region as r
 from keyvrm.simulator import report
-from keyvrm.simulator import scenario
 
 
 def _duration(text):
@@ -66,7 +66,7 @@ def _run(args, out) -> int:
 
 
 def _check(args, out) -> int:
-    from keyvrm.simulator import check
+    from keyvrm.scenarios import check
     failed = 0
     for path in args.scenarios:
         result = check.run(scenario.load(path))

@@ -19,18 +19,19 @@ import oslo_messaging
 from keyvrm import conf as keyvrm_conf
 from keyvrm.db import api as db_api
 from keyvrm.db import migration
-from keyvrm.drivers import simulated
 from keyvrm.engine import dispatch
 from keyvrm.engine import housekeeping
 from keyvrm.engine import persistence
 from keyvrm.engine import service
 from keyvrm.executor import settings as executor_settings
-from keyvrm.fencing import drivers as fencing_drivers
+from keyvrm.fencing import blocklist
 from keyvrm.fencing import factory
 from keyvrm.fencing import nova
+from keyvrm.fencing import power
 from keyvrm.flows import resources as flow_resources
 from keyvrm.harvest import sources
 from keyvrm.simulator import baton
+from keyvrm.simulator.drivers import simulated
 from keyvrm.simulator import simclock
 
 # Executor waits in the region's time: a poll every 5 s, a retry after 10 s.
@@ -78,15 +79,17 @@ class EmbeddedRegion:
     def sim_fencers(self, app_config) -> factory.Fencers:
         """The fencers ``app_config`` enables, over the region's BMCs, Ceph cluster and Nova.
 
-        Each waits on the region's clock; the region's faults (a BMC that refuses or never
-        answers, a host that does not go dark) reach HA as a real peer's would.
+        The same fencer classes production builds (``keyvrm.fencing.factory``) over the
+        simulated drivers; each waits on the region's clock, so the region's faults (a BMC
+        that refuses or never answers, a host that does not go dark) reach HA as a real
+        peer's would.
         """
         timing = dict(clock=self.clock.time, sleep=self.clock.sleep)
-        power = fencing_drivers.PowerFencer(self.drivers.power, app_config.ha_power_check_timeout,
-                                            poll_interval_s=SIM_POWER_POLL_S, **timing)
+        bmc = power.PowerFencer(self.drivers.power, app_config.ha_power_check_timeout,
+                                poll_interval_s=SIM_POWER_POLL_S, **timing)
         return factory.Fencers(
-            bmc=(lambda host: power) if app_config.ha_fence_bmc else None,
-            ceph=fencing_drivers.BlocklistFencer(self.drivers.blocklist, self._ceph_addresses, **timing)
+            bmc=(lambda host: bmc) if app_config.ha_fence_bmc else None,
+            ceph=blocklist.BlocklistFencer(self.drivers.blocklist, self._ceph_addresses, **timing)
             if app_config.ha_fence_ceph else None,
             nova=nova.NovaFencer(self.drivers.cloud, **timing) if app_config.ha_fence_nova else None)
 

@@ -181,3 +181,11 @@ def load_credentials(path: str) -> dict:
         except yaml.YAMLError as exc:
             raise exception.InvalidField(path, f"not valid YAML: {exc}")
     return parse_credentials(document)
+
+
+def ceph_addresses_of(credentials: dict):
+    """Callable host -> the host's Ceph client addresses in ``credentials`` (empty when it has none)."""
+    def addresses(host):
+        entry = credentials.get(host)
+        return entry.ceph_client_addresses if entry is not None else ()
+    return addresses

@@ -9,9 +9,10 @@ import dataclasses
 from typing import Callable
 from typing import Optional
 
+from keyvrm.drivers.fencing import ceph
 from keyvrm.fencing import base
+from keyvrm.fencing import blocklist
 from keyvrm.fencing import bmc
-from keyvrm.fencing import ceph
 from keyvrm.fencing import credentials as creds
 from keyvrm.fencing import nova
 from keyvrm.model import settings
@@ -38,9 +39,10 @@ def fencers_from_conf(conf, app_config: settings.AppConfig, cloud) -> Fencers:
     credentials = creds.load_credentials(conf.fencing.credentials_file) if needs_credentials else {}
     ceph_fencer = None
     if app_config.ha_fence_ceph:
-        ceph_fencer = ceph.CephFencer(credentials, conf.fencing.ceph_conf,
-                                      client_name=conf.fencing.ceph_client_name,
-                                      expire_s=float(conf.fencing.ceph_blocklist_expire))
+        cluster = ceph.CephBlocklistDriver(conf.fencing.ceph_conf,
+                                           client_name=conf.fencing.ceph_client_name)
+        ceph_fencer = blocklist.BlocklistFencer(cluster, creds.ceph_addresses_of(credentials),
+                                                expire_s=float(conf.fencing.ceph_blocklist_expire))
     bmc_fencers = None
     if app_config.ha_fence_bmc:
         bmc_fencers = bmc.BmcFencers(credentials, app_config.ha_power_check_timeout,

@@ -48,7 +48,7 @@ def sources_from_conf(conf, clock=None) -> HarvestSources:
 
 
 def sources_for_sim(drivers, conf=None) -> HarvestSources:
-    """The sources of a simulated region (``keyvrm.drivers.simulated.SimDrivers``)."""
+    """The sources of a simulated region (``keyvrm.simulator.drivers.simulated.SimDrivers``)."""
     options = _harvest_options(conf) if conf is not None else {}
     options["region_name"] = drivers.cloud.region.name
     return HarvestSources(cloud=drivers.cloud, metrics=drivers.metrics,

@@ -1,8 +1,9 @@
 """Power and storage fencing in the simulated region: hosts' BMCs and Ceph's blocklist.
 
 A BMC in mode ``ok`` accepts power-off and the host goes dark after a short seeded
-delay; ``refuse`` answers with an error; ``timeout`` and ``unreachable`` do not answer
-(a host that lost all power, BMC included, is ``unreachable``).
+delay (and power-on: the host boots after a delay); ``refuse`` answers with an error;
+``timeout`` and ``unreachable`` do not answer (a host that lost all power, BMC
+included, is ``unreachable``).
 """
 
 from __future__ import annotations
@@ -62,7 +63,18 @@ class BMC:
             power_down(self.region, host)
             self.region.record_fault("bmc_power_off", [host.name])
 
-    def power_status(self, host_name: str) -> str:
+    def power_on(self, host_name: str) -> None:
+        """Accept a power-on; the host boots after ``power_off_delay_s`` (as long as going dark)."""
+        host = self._answering(host_name)
+        if not host.powered:
+            self.region.clock.call_later(self.region.options.power_off_delay_s, self._on, host)
+
+    def _on(self, host):
+        if not host.powered:
+            power_up(self.region, host)
+            self.region.record_fault("bmc_power_on", [host.name])
+
+    def power_state(self, host_name: str) -> str:
         """``on`` or ``off`` as the BMC reports it."""
         host = self._answering(host_name)
         return POWER_ON if host.powered else POWER_OFF

@@ -3,7 +3,7 @@
 What runs is what ``keyvrm-engine`` runs: MasterFlow and every flow it starts on TaskFlow,
 persisted in a PostgreSQL database this script creates and drops, through the engine's
 local dispatcher (4 workers, the default), over a simulated region's drivers
-(``keyvrm.drivers.simulated``) and fencers. A region has ``--vms-per-host`` VMs per host
+(``keyvrm.simulator.drivers.simulated``) and fencers. A region has ``--vms-per-host`` VMs per host
 in aggregates of ``--hosts-per-aggregate`` hosts, every aggregate HA+LB with NOOP off and
 shared storage; one host is dead and 2% of the hosts are hot (CPU ramped x2.5) before the
 first cycle. Each size runs ``--cycles`` cycles 60 s (simulated) apart: the first fences

@@ -21,8 +21,8 @@ DEMO = "demo-small"  # shipped with keyvrm.simulator (scenario.shipped)
 
 
 def _measure_generation(hosts):
-    from keyvrm.drivers.cloud.sim import SimCloudDriver
-    from keyvrm.drivers.metrics.sim import SimMetricsDriver
+    from keyvrm.simulator.drivers.cloud import SimCloudDriver
+    from keyvrm.simulator.drivers.metrics import SimMetricsDriver
     from keyvrm.simulator import generator
     start = time.perf_counter()
     region = generator.generate({"hosts": hosts, "hosts_per_aggregate": 50,
@@ -48,7 +48,7 @@ def _measure_generation(hosts):
 
 
 def _measure_demo():
-    from keyvrm.simulator import scenario
+    from keyvrm.scenarios import scenario
     start = time.perf_counter()
     _, summary = scenario.load(scenario.shipped(DEMO)).run(3600)
     return {"demo_hour_s": time.perf_counter() - start,

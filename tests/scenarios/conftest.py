@@ -1,4 +1,4 @@
-"""The scenario suite: every ``tests/scenarios/**/*.yaml`` is one test, run by ``keyvrm.simulator.check``.
+"""The scenario suite: every ``tests/scenarios/**/*.yaml`` is one test, run by ``keyvrm.scenarios.check``.
 
 Each file runs on the driven clock (the same outcome on every run and machine) with
 KeyVRM's engine and API acting on its simulated region; the safety invariants are
@@ -12,8 +12,8 @@ import os
 
 import pytest
 
-from keyvrm.simulator import check
-from keyvrm.simulator import scenario
+from keyvrm.scenarios import check
+from keyvrm.scenarios import scenario
 
 
 def pytest_collect_file(parent, file_path):

@@ -1,7 +1,11 @@
-"""The fencing driver interfaces: BMC power control and Ceph blocklisting.
+"""The fencing driver interfaces: a BMC's power control and Ceph's client blocklist.
 
-A fencer that answers and refuses raises ``keyvrm.drivers.errors.FencingError``; one
-that does not answer (timeout, unreachable) raises ``DriverUnavailable``.
+Each interface has one implementation per peer (``ipmi``, ``redfish`` and ``ceph`` here,
+and the simulated region's in ``keyvrm.simulator``); the fencers of ``keyvrm.fencing``
+that act and then wait for the proof are written once, over these interfaces.
+
+A peer that answers and refuses raises ``keyvrm.drivers.errors.FencingError``; one that
+does not answer (timeout, unreachable) raises ``DriverUnavailable``.
 """
 
 from __future__ import annotations
@@ -15,24 +19,30 @@ POWER_STATES = (POWER_ON, POWER_OFF)
 
 
 class PowerDriver(abc.ABC):
-    """A host's BMC (IPMI or Redfish)."""
+    """The BMCs of hosts: read and set a host's power (hard, as a power button)."""
+
+    name = "bmc"
+
+    @abc.abstractmethod
+    def get_power_state(self, host: str) -> str:
+        """``POWER_OFF`` when the host's BMC reports it off, else ``POWER_ON``."""
 
     @abc.abstractmethod
     def power_off(self, host: str) -> None:
-        """Ask the BMC to power the host off (hard); confirm with ``power_status``."""
+        """Ask the BMC to cut the host's power; returns before it is off."""
 
     @abc.abstractmethod
-    def power_status(self, host: str) -> str:
-        """``POWER_ON`` or ``POWER_OFF`` as the BMC reports it."""
+    def power_on(self, host: str) -> None:
+        """Ask the BMC to power the host on; returns before it is on."""
 
 
 class BlocklistDriver(abc.ABC):
     """Ceph's OSD client blocklist."""
 
     @abc.abstractmethod
-    def blocklist_add(self, address: str, expire_s: Optional[float] = None) -> None:
-        """Blocklist a client address (``IP:0/0`` blocks every client of the IP)."""
+    def add(self, address: str, expire_s: Optional[float] = None) -> None:
+        """Blocklist a client address (``IP:0/0`` blocks every client of the IP); a repeat renews it."""
 
     @abc.abstractmethod
-    def blocklist_list(self) -> list[str]:
-        """Addresses currently blocklisted."""
+    def list_addresses(self) -> set[str]:
+        """The addresses blocklisted now."""

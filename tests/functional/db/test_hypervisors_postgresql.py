@@ -8,12 +8,12 @@ import webob
 from keyvrm.db import api as db_api
 from keyvrm.db import hypervisors as hypervisors_db
 from keyvrm.db import models
-from keyvrm.drivers import simulated
 from keyvrm.harvest import assemble
 from keyvrm.harvest.sources import sources_for_sim
 from keyvrm.harvest import store
 from keyvrm.model import settings
 from keyvrm.model import snapshot as m
+from keyvrm.simulator.drivers import simulated
 from keyvrm.simulator import faults
 from keyvrm.simulator import generator
 from keyvrm.simulator import region as r

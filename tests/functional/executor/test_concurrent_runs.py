@@ -5,8 +5,8 @@ import threading
 import pytest
 
 from keyvrm.db import api as db_api
-from keyvrm.drivers.cloud.sim import SimCloudDriver
 from keyvrm.executor import runner
+from keyvrm.simulator.drivers.cloud import SimCloudDriver
 from tests.unit.executor import helpers as h
 
 ROUNDS = 5

@@ -1,16 +1,20 @@
-"""CephFencer against a single real ceph-mon on loopback (command path, no OSDs)."""
+"""The blocklist fencer over the Ceph driver against a single real ceph-mon on loopback (command path, no OSDs)."""
 
 import subprocess
 
-from keyvrm.fencing import ceph
+from keyvrm.drivers.fencing import ceph
+from keyvrm.fencing import blocklist
+from keyvrm.fencing import credentials
 from tests.functional.fencing import conftest
 from tests.functional.fencing import helpers
 
 
-def _fencer(creds, conf, keyring):
+def _fencer(creds, conf, keyring, command_timeout_s=20):
     clock = helpers.FakeClock()
-    return ceph.CephFencer(creds, ceph_conf=conf, keyring=keyring, expire_s=600,
-                           command_timeout_s=20, clock=clock, sleep=clock.sleep)
+    cluster = ceph.CephBlocklistDriver(ceph_conf=conf, keyring=keyring,
+                                       command_timeout_s=command_timeout_s)
+    return blocklist.BlocklistFencer(cluster, credentials.ceph_addresses_of(creds), expire_s=600,
+                                     clock=clock, sleep=clock.sleep)
 
 
 def _blocklist(conf):
@@ -49,11 +53,8 @@ def test_refused_client_key_is_unconfirmed(ceph_mon, tmp_path):
     wrong_keyring = tmp_path / "other.keyring"
     subprocess.run(["ceph-authtool", "--create-keyring", str(wrong_keyring), "--gen-key",
                     "-n", "client.admin"], check=True, capture_output=True)
-    clock = helpers.FakeClock()
-    fencer = ceph.CephFencer(creds, ceph_conf=conf, keyring=str(wrong_keyring),
-                             command_timeout_s=3, clock=clock, sleep=clock.sleep)
 
-    result = fencer.fence("compute-1")
+    result = _fencer(creds, conf, str(wrong_keyring), command_timeout_s=3).fence("compute-1")
 
     assert not result.confirmed
     assert "127.0.0.24:0/0" not in _blocklist(conf)
@@ -76,10 +77,7 @@ def test_unreachable_monitor_is_unconfirmed(ceph_mon, tmp_path):
     dead_conf.write_text("[global]\nmon host = v1:127.0.0.1:%d\n" % dead_port)
     creds = helpers.write_credentials(
         tmp_path, {"compute-1": {"ceph": {"client_addresses": ["127.0.0.25"]}}})
-    clock = helpers.FakeClock()
-    fencer = ceph.CephFencer(creds, ceph_conf=str(dead_conf), keyring=keyring,
-                             command_timeout_s=2, clock=clock, sleep=clock.sleep)
 
-    result = fencer.fence("compute-1")
+    result = _fencer(creds, str(dead_conf), keyring, command_timeout_s=2).fence("compute-1")
 
     assert not result.confirmed

@@ -1,8 +1,9 @@
-"""IpmiFencer against a fake pyghmi BMC on loopback; ipmitool drives the same BMC."""
+"""The power fencer over the IPMI driver against a fake pyghmi BMC on loopback; ipmitool drives the same BMC."""
 
 import subprocess
 
-from keyvrm.fencing import ipmi
+from keyvrm.drivers.fencing import ipmi
+from keyvrm.fencing import power
 from tests.functional.fencing import conftest
 from tests.functional.fencing import helpers
 
@@ -14,8 +15,9 @@ def _power_state(port):
 
 def _fencer(creds, timeout_s=10, clock=None):
     clock = clock or helpers.FakeClock()
-    return ipmi.IpmiFencer(creds, power_check_timeout_s=timeout_s, poll_interval_s=0.2,
-                           clock=clock, sleep=clock.sleep)
+    driver = ipmi.IpmiPowerDriver(lambda host: creds[host].bmc)
+    return power.PowerFencer(driver, power_check_timeout_s=timeout_s, poll_interval_s=0.2,
+                             clock=clock, sleep=clock.sleep)
 
 
 def test_power_off_is_confirmed_and_the_host_is_off(ipmi_bmc, tmp_path):

@@ -1,8 +1,9 @@
-"""RedfishFencer against the sushy-tools emulator (fake driver) on loopback."""
+"""The power fencer over the Redfish driver against the sushy-tools emulator (fake driver) on loopback."""
 
 import sushy
 
-from keyvrm.fencing import redfish
+from keyvrm.drivers.fencing import redfish
+from keyvrm.fencing import power
 from tests.functional.fencing import conftest
 from tests.functional.fencing import helpers
 
@@ -15,8 +16,9 @@ def _power_state(port):
 
 def _fencer(creds, timeout_s=10, clock=None):
     clock = clock or helpers.FakeClock()
-    return redfish.RedfishFencer(creds, power_check_timeout_s=timeout_s, poll_interval_s=0.2,
-                                 clock=clock, sleep=clock.sleep, retries=1, retry_delay_s=0.1)
+    driver = redfish.RedfishPowerDriver(lambda host: creds[host].bmc, retries=1, retry_delay_s=0.1)
+    return power.PowerFencer(driver, power_check_timeout_s=timeout_s, poll_interval_s=0.2,
+                             clock=clock, sleep=clock.sleep)
 
 
 def test_force_off_is_confirmed_and_the_system_is_off(redfish_bmc, tmp_path):

@@ -4,8 +4,10 @@ import base64
 import dataclasses
 import logging
 
+from keyvrm.drivers.fencing import ceph
+from keyvrm.fencing import blocklist
 from keyvrm.fencing import bmc
-from keyvrm.fencing import ceph
+from keyvrm.fencing import credentials
 from keyvrm.fencing import nova
 from keyvrm.fencing import step
 from keyvrm.model import settings
@@ -26,8 +28,9 @@ def _run(creds, conf, keyring, timeout_s=5):
     clock = helpers.FakeClock()
     return step.fence_host(
         "compute-1", ALL_ON,
-        ceph=ceph.CephFencer(creds, ceph_conf=conf, keyring=keyring, clock=clock,
-                             sleep=clock.sleep),
+        ceph=blocklist.BlocklistFencer(ceph.CephBlocklistDriver(ceph_conf=conf, keyring=keyring),
+                                       credentials.ceph_addresses_of(creds), clock=clock,
+                                       sleep=clock.sleep),
         bmc=bmc.BmcFencers(creds, power_check_timeout_s=timeout_s, poll_interval_s=0.2,
                            clock=clock, sleep=clock.sleep),
         nova=nova.NovaFencer(test_nova.InMemoryServices(["compute-1"]), clock=clock,

@@ -1,7 +1,6 @@
 """Bad input from real peers: each failure lands in the snapshot's source status; harvest goes on."""
 
 from keyvrm.db import api as db_api
-from keyvrm.drivers.cloud.sim import SimCloudDriver
 from keyvrm.drivers.errors import CloudError
 from keyvrm.drivers.errors import DriverUnavailable
 from keyvrm.drivers.heartbeat import sentinel
@@ -10,6 +9,7 @@ from keyvrm.harvest import assemble
 from keyvrm.harvest.store import store_and_sync
 from keyvrm.model import settings
 from keyvrm.model import snapshot as m
+from keyvrm.simulator.drivers.cloud import SimCloudDriver
 from keyvrm.simulator import generator
 from keyvrm.simulator import region as r
 from tests.functional.harvest.conftest import default_metrics_driver

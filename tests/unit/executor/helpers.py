@@ -4,8 +4,8 @@ import dataclasses
 import threading
 
 from keyvrm.db import api as db_api
-from keyvrm.drivers.cloud.sim import SimCloudDriver
 from keyvrm.executor.runner import ExecutorSettings
+from keyvrm.simulator.drivers.cloud import SimCloudDriver
 from keyvrm.simulator import generator
 from keyvrm.simulator import region as r
 

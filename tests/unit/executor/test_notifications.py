@@ -10,9 +10,9 @@ import oslo_messaging
 import pytest
 
 from keyvrm import conf as keyvrm_conf
-from keyvrm.drivers.cloud.sim import SimCloudDriver
 from keyvrm.executor import runner
 from keyvrm import notifications
+from keyvrm.simulator.drivers.cloud import SimCloudDriver
 from keyvrm.simulator import faults
 from tests.unit.executor import helpers as h
 

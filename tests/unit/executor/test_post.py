@@ -1,8 +1,8 @@
 """HA post-steps: an empty host goes to maintenance; remaining VMs are down with it, or stopped where that can work."""
 
 from keyvrm.db import api as db_api
-from keyvrm.drivers.cloud.sim import SimCloudDriver
 from keyvrm.executor import post
+from keyvrm.simulator.drivers.cloud import SimCloudDriver
 from tests.unit.executor import helpers as h
 
 

@@ -3,11 +3,11 @@
 import pytest
 
 from keyvrm.db import api as db_api
-from keyvrm.drivers.cloud.sim import SimCloudDriver
 from keyvrm.drivers.errors import CloudError
 from keyvrm.executor import runner
 from keyvrm.lifecycle import tracker
 from keyvrm.simulator import compute
+from keyvrm.simulator.drivers.cloud import SimCloudDriver
 from keyvrm.simulator import faults
 from tests.unit.executor import helpers as h
 

@@ -6,12 +6,12 @@ from oslo_config import cfg
 import pytest
 
 from keyvrm import conf as keyvrm_conf
-from keyvrm.drivers.cloud.sim import SimCloudDriver
 from keyvrm import exception
+from keyvrm.fencing import blocklist
 from keyvrm.fencing import factory
-from keyvrm.fencing import ipmi
-from keyvrm.fencing import redfish
+from keyvrm.fencing import power
 from keyvrm.model import settings
+from keyvrm.simulator.drivers.cloud import SimCloudDriver
 from keyvrm.simulator import generator
 from keyvrm.simulator import region as r
 
@@ -38,6 +38,12 @@ def _cloud():
                                              r.RegionOptions(seed=1)))
 
 
+def _power_fencer_over(fencer):
+    """The protocol of a power fencer: the fencer class is the one the scenarios run."""
+    assert isinstance(fencer, power.PowerFencer)
+    return fencer.name
+
+
 def test_nova_only_deployment_needs_no_credentials_file(tmp_path):
     fencers = factory.fencers_from_conf(_conf(tmp_path / "absent.yaml"), settings.AppConfig(),
                                         _cloud())
@@ -49,20 +55,21 @@ def test_enabled_bmc_fencer_follows_each_hosts_protocol(tmp_path):
     path.write_text(CREDENTIALS)
     app = settings.AppConfig(ha_fence_bmc=True, ha_fence_ceph=True, ha_fence_nova=False)
     fencers = factory.fencers_from_conf(_conf(path), app, _cloud())
-    assert isinstance(fencers.bmc("cmp-1"), ipmi.IpmiFencer)
-    assert isinstance(fencers.bmc("cmp-2"), redfish.RedfishFencer)
-    assert fencers.ceph is not None and fencers.nova is None
+    assert _power_fencer_over(fencers.bmc("cmp-1")) == "ipmi"
+    assert _power_fencer_over(fencers.bmc("cmp-2")) == "redfish"
+    assert isinstance(fencers.ceph, blocklist.BlocklistFencer)
+    assert fencers.nova is None
 
 
 def test_a_missing_protocol_library_fails_only_its_hosts_naming_the_extra(tmp_path, monkeypatch):
     path = tmp_path / "fencing.yaml"
     path.write_text(CREDENTIALS)
-    monkeypatch.delitem(sys.modules, "keyvrm.fencing.ipmi")
+    monkeypatch.delitem(sys.modules, "keyvrm.drivers.fencing.ipmi", raising=False)
     monkeypatch.setitem(sys.modules, "pyghmi", None)  # as if keyvrm[ipmi] were not installed
     fencers = factory.fencers_from_conf(_conf(path), settings.AppConfig(ha_fence_bmc=True), _cloud())
     with pytest.raises(LookupError, match=r"ipmi fencing needs pyghmi: install keyvrm\[ipmi\]"):
         fencers.bmc("cmp-1")
-    assert isinstance(fencers.bmc("cmp-2"), redfish.RedfishFencer)
+    assert _power_fencer_over(fencers.bmc("cmp-2")) == "redfish"
 
 
 def test_bad_credentials_file_is_refused_naming_the_field(tmp_path):

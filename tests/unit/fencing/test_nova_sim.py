@@ -2,11 +2,11 @@
 
 import pytest
 
-from keyvrm.drivers.cloud.sim import SimCloudDriver
 from keyvrm.drivers import errors
 from keyvrm.fencing import nova
 from keyvrm.fencing import step
 from keyvrm.model import settings
+from keyvrm.simulator.drivers.cloud import SimCloudDriver
 from keyvrm.simulator import generator
 from keyvrm.simulator import region as r
 

@@ -1,6 +1,6 @@
 """The small simulated region the flow tests run on (8 hosts in 2 aggregates, 3 VMs each) and its faults."""
 
-from keyvrm.simulator import scenario
+from keyvrm.scenarios import scenario
 
 HA_AGG, LB_AGG = "agg-001", "agg-002"  # hosts cmp-00001..4 and cmp-00005..8
 # The small hosts (32 vCPUs, 3 VMs) use 11-15 % CPU; an overloaded one (its VMs at their

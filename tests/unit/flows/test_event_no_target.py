@@ -10,10 +10,10 @@ from keyvrm.db import api as db_api
 from keyvrm.flows import events
 from keyvrm.model import reason_list
 from keyvrm.planning import reasons
+from keyvrm.scenarios import acts
+from keyvrm.scenarios import harness
+from keyvrm.scenarios import scenario
 from keyvrm.scheduling import capacity
-from keyvrm.simulator import acts
-from keyvrm.simulator import harness
-from keyvrm.simulator import scenario
 
 AA = "ServerGroupAntiAffinityFilter"
 SCENARIOS = os.path.join(os.path.dirname(__file__), "..", "..", "scenarios")

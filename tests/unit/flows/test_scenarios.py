@@ -3,7 +3,7 @@
 from keyvrm.db import api as db_api
 from keyvrm.executor import runner
 from keyvrm.model import reason_list
-from keyvrm.simulator import expect
+from keyvrm.scenarios import expect
 from tests.unit.flows import regions
 
 ON = {"marker": "HA", "no_op_mode": False, "storage_mode": "shared"}

@@ -4,7 +4,7 @@ from keyvrm.db import api as db_api
 from keyvrm.flows import events
 from keyvrm.flows import master
 from keyvrm.planning import reasons
-from keyvrm.simulator import expect
+from keyvrm.scenarios import expect
 from tests.unit.flows import regions
 
 HA_ON = {"marker": "HA+LB", "no_op_mode": False, "storage_mode": "shared"}

@@ -6,14 +6,14 @@ import time
 
 import pytest
 
-from keyvrm.drivers.cloud.sim import SimCloudDriver
 from keyvrm.drivers.errors import DriverUnavailable
-from keyvrm.drivers import simulated
 from keyvrm.harvest import assemble
 from keyvrm.harvest.sources import sources_for_sim
 from keyvrm.model import codec
 from keyvrm.model import settings
 from keyvrm.model import snapshot as m
+from keyvrm.simulator.drivers.cloud import SimCloudDriver
+from keyvrm.simulator.drivers import simulated
 from keyvrm.simulator import faults
 from keyvrm.simulator import generator
 from keyvrm.simulator import region as r

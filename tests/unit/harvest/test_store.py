@@ -5,7 +5,6 @@ import zlib
 
 from keyvrm.db import api as db_api
 from keyvrm.db import models
-from keyvrm.drivers import simulated
 from keyvrm.harvest import assemble
 from keyvrm.harvest.sources import sources_for_sim
 from keyvrm.harvest.store import store_and_sync
@@ -13,6 +12,7 @@ from keyvrm.model import codec
 from keyvrm.model import settings
 from keyvrm.model import slices
 from keyvrm.model import snapshot as m
+from keyvrm.simulator.drivers import simulated
 from keyvrm.simulator import faults
 from keyvrm.simulator import generator
 from keyvrm.simulator import region as r

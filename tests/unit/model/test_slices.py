@@ -4,7 +4,6 @@ import dataclasses
 
 import pytest
 
-from keyvrm.drivers import simulated
 from keyvrm.harvest import assemble
 from keyvrm.harvest import sources
 from keyvrm.model import codec
@@ -13,6 +12,7 @@ from keyvrm.model import slices
 from keyvrm.model import snapshot as m
 from keyvrm.planning import ha
 from keyvrm.planning import lb
+from keyvrm.simulator.drivers import simulated
 from keyvrm.simulator import faults
 from keyvrm.simulator import generator
 from keyvrm.simulator import region as r

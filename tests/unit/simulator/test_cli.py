@@ -5,7 +5,7 @@ import json
 import os
 
 from keyvrm.cmd import sim
-from tests.unit.simulator.test_scenario import SCENARIOS
+from tests.unit.scenarios.test_scenario import SCENARIOS
 
 
 def test_run_json_prints_one_document_with_the_final_state():

@@ -3,9 +3,9 @@
 import pytest
 
 from keyvrm.drivers.errors import CloudError
-from keyvrm.drivers import simulated
 from keyvrm.model.snapshot import ANTI_AFFINITY
 from keyvrm.simulator import compute
+from keyvrm.simulator.drivers import simulated
 from keyvrm.simulator import faults
 from keyvrm.simulator import load
 from keyvrm.simulator import region as r

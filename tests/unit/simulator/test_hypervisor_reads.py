@@ -6,12 +6,12 @@ simulated Nova keeps ``supported_instances`` to itself and refuses an image the 
 cannot run, as Nova's ImagePropertiesFilter does when KeyVRM's unchecked guess was wrong.
 """
 
-from keyvrm.drivers.cloud.sim import SimCloudDriver
 from keyvrm.harvest import assemble
 from keyvrm.model import settings
 from keyvrm.model import snapshot as m
 from keyvrm.planning import ha
 from keyvrm.planning import reasons
+from keyvrm.simulator.drivers.cloud import SimCloudDriver
 from keyvrm.simulator import faults
 from keyvrm.simulator import generator
 from keyvrm.simulator import region as r

@@ -50,7 +50,7 @@ def test_partitioned_host_keeps_running_vms_and_its_bmc_answers_on():
     host = region.hosts["cmp-1"]
     assert region.service_is_down(host) and vm.running
     assert region.now - region.last_heartbeat(host) > 100
-    assert power.BMC(region).power_status("cmp-1") == "on"
+    assert power.BMC(region).power_state("cmp-1") == "on"
 
 
 def test_bmc_power_off_stops_the_host_after_a_delay():
@@ -58,9 +58,9 @@ def test_bmc_power_off_stops_the_host_after_a_delay():
     vm = add_vm(region, "vm-1", "cmp-1")
     bmc = power.BMC(region)
     bmc.power_off("cmp-1")
-    assert bmc.power_status("cmp-1") == "on"
+    assert bmc.power_state("cmp-1") == "on"
     region.clock.advance(10)
-    assert bmc.power_status("cmp-1") == POWER_OFF and not vm.running
+    assert bmc.power_state("cmp-1") == POWER_OFF and not vm.running
 
 
 def test_recovered_host_reports_again_and_drops_evacuated_allocations():

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 
-from keyvrm.drivers.cloud.sim import SimCloudDriver
-from keyvrm.drivers.fencing.sim import SimBlocklistDriver
-from keyvrm.drivers.fencing.sim import SimPowerDriver
-from keyvrm.drivers.heartbeat.sim import SimHeartbeatDriver
-from keyvrm.drivers.metrics.sim import SimMetricsDriver
+from keyvrm.simulator.drivers.cloud import SimCloudDriver
+from keyvrm.simulator.drivers.fencing import SimBlocklistDriver
+from keyvrm.simulator.drivers.fencing import SimPowerDriver
+from keyvrm.simulator.drivers.heartbeat import SimHeartbeatDriver
+from keyvrm.simulator.drivers.metrics import SimMetricsDriver
 from keyvrm.simulator import region as r
 
 

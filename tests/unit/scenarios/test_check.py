@@ -1,4 +1,4 @@
-"""keyvrm.simulator.check: a scenario run with KeyVRM acting, its invariants and its expectations."""
+"""keyvrm.scenarios.check: a scenario run with KeyVRM acting, its invariants and its expectations."""
 
 import os
 import re
@@ -6,12 +6,12 @@ import re
 import pytest
 
 from keyvrm.db import api as db_api
-from keyvrm.simulator import check
+from keyvrm.scenarios import check
+from keyvrm.scenarios import harness as scenario_harness
+from keyvrm.scenarios import invariants
+from keyvrm.scenarios import scenario
 from keyvrm.simulator import compute
-from keyvrm.simulator import harness as scenario_harness
-from keyvrm.simulator import invariants
 from keyvrm.simulator import region as r
-from keyvrm.simulator import scenario
 
 REGION = """
 name: check-small

@@ -2,18 +2,18 @@
 
 import pytest
 
-from keyvrm.drivers.cloud.sim import SimCloudDriver
 from keyvrm.drivers.errors import CloudError
 from keyvrm.drivers.errors import DriverUnavailable
 from keyvrm.drivers.errors import FencingError
 from keyvrm.drivers.errors import NotFoundInCloud
-from keyvrm.drivers.fencing.sim import SimBlocklistDriver
-from keyvrm.drivers.fencing.sim import SimPowerDriver
-from keyvrm.drivers.heartbeat.sim import SimHeartbeatDriver
-from keyvrm.drivers.metrics.sim import SimMetricsDriver
-from keyvrm.drivers import simulated
 from keyvrm.model import codec
 from keyvrm.model import snapshot as m
+from keyvrm.simulator.drivers.cloud import SimCloudDriver
+from keyvrm.simulator.drivers.fencing import SimBlocklistDriver
+from keyvrm.simulator.drivers.fencing import SimPowerDriver
+from keyvrm.simulator.drivers.heartbeat import SimHeartbeatDriver
+from keyvrm.simulator.drivers.metrics import SimMetricsDriver
+from keyvrm.simulator.drivers import simulated
 from keyvrm.simulator import faults
 from keyvrm.simulator import generator
 from keyvrm.simulator import region as r
@@ -120,28 +120,41 @@ def test_power_driver_fences_and_reports_refusals_and_timeouts():
     bmc = SimPowerDriver(region)
     bmc.power_off("cmp-00001")
     region.clock.advance(10)
-    assert bmc.power_status("cmp-00001") == "off"
+    assert bmc.get_power_state("cmp-00001") == "off"
     faults.bmc_fault(region, {"hosts": ["cmp-00002"], "mode": r.BMC_REFUSE})
     faults.bmc_fault(region, {"hosts": ["cmp-00003"], "mode": r.BMC_TIMEOUT})
     with pytest.raises(FencingError):
         bmc.power_off("cmp-00002")
     with pytest.raises(DriverUnavailable):
-        bmc.power_status("cmp-00003")
+        bmc.get_power_state("cmp-00003")
     faults.host_dies(region, {"hosts": ["cmp-00004"], "bmc": "unreachable"})
     with pytest.raises(DriverUnavailable):
-        bmc.power_status("cmp-00004")
+        bmc.get_power_state("cmp-00004")
+
+
+def test_power_driver_boots_a_fenced_host_with_its_guests_off():
+    region = _region()
+    bmc = SimPowerDriver(region)
+    bmc.power_off("cmp-00001")
+    region.clock.advance(10)
+    bmc.power_on("cmp-00001")
+    assert bmc.get_power_state("cmp-00001") == "off"
+    region.clock.advance(10)
+    host = region.hosts["cmp-00001"]
+    assert bmc.get_power_state("cmp-00001") == "on" and host.compute_running
+    assert all(vm.status == r.SHUTOFF and not vm.running for vm in host.vms)
 
 
 def test_ceph_blocklist_adds_lists_and_expires():
     region = _region()
     ceph = SimBlocklistDriver(region)
-    ceph.blocklist_add("10.0.0.1:0/0")
-    ceph.blocklist_add("10.0.0.2:0/0", expire_s=60)
-    assert ceph.blocklist_list() == ["10.0.0.1:0/0", "10.0.0.2:0/0"]
+    ceph.add("10.0.0.1:0/0")
+    ceph.add("10.0.0.2:0/0", expire_s=60)
+    assert ceph.list_addresses() == {"10.0.0.1:0/0", "10.0.0.2:0/0"}
     region.clock.advance(61)
-    assert ceph.blocklist_list() == ["10.0.0.1:0/0"]
+    assert ceph.list_addresses() == {"10.0.0.1:0/0"}
     with pytest.raises(FencingError):
-        ceph.blocklist_add("10.0.0.3")
+        ceph.add("10.0.0.3")
 
 
 def test_one_server_read_matches_the_list_and_a_gone_server_is_not_found():

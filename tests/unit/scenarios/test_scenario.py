@@ -5,11 +5,11 @@ import os
 
 import pytest
 
-from keyvrm.drivers.metrics.sim import SimMetricsDriver
+from keyvrm.scenarios import scenario
+from keyvrm.simulator.drivers.metrics import SimMetricsDriver
 from keyvrm.simulator import generator
 from keyvrm.simulator import inventory
 from keyvrm.simulator import region as r
-from keyvrm.simulator import scenario
 
 SCENARIOS = scenario.SHIPPED_DIR
 

@@ -1,6 +1,6 @@
 """What a scenario's operator does: business config to start with, and actions at given times.
 
-Scenario keys (see ``keyvrm.simulator.scenario``)::
+Scenario keys (see ``keyvrm.scenarios.scenario``)::
 
     config:                            # PATCH /v1/config and /v1/aggregates/{name} before the first cycle
       app: {enabled: true, ha_fence_bmc: true}

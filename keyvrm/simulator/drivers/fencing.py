@@ -15,12 +15,16 @@ class SimPowerDriver(base.PowerDriver):
         self.bmc = power.BMC(region)
 
     @r.synchronized
+    def get_power_state(self, host):
+        return self.bmc.power_state(host)
+
+    @r.synchronized
     def power_off(self, host):
         self.bmc.power_off(host)
 
     @r.synchronized
-    def power_status(self, host):
-        return self.bmc.power_status(host)
+    def power_on(self, host):
+        self.bmc.power_on(host)
 
 
 class SimBlocklistDriver(base.BlocklistDriver):
@@ -31,9 +35,9 @@ class SimBlocklistDriver(base.BlocklistDriver):
         self.blocklist = power.Blocklist(region)
 
     @r.synchronized
-    def blocklist_add(self, address, expire_s=None):
+    def add(self, address, expire_s=None):
         self.blocklist.add(address, expire_s)
 
     @r.synchronized
-    def blocklist_list(self):
-        return self.blocklist.entries()
+    def list_addresses(self):
+        return set(self.blocklist.entries())

@@ -1,10 +1,11 @@
-"""RedfishFencer connection choices: auth mode, TLS verification, bounded retries."""
+"""Redfish driver connection choices: auth mode, TLS verification, bounded retries, one connection per host."""
 
 import sushy
 from sushy import auth as sushy_auth
 
+from keyvrm.drivers.fencing import redfish
 from keyvrm.fencing import credentials
-from keyvrm.fencing import redfish
+from keyvrm.fencing import power
 
 
 class FakeSystem:
@@ -30,22 +31,26 @@ class RecordingConnect:
         return self.system
 
 
-def _creds(auth, verify_tls):
+def _bmc_of(auth, verify_tls):
     bmc = credentials.BmcCredentials("redfish", "bmc.example", 8443, "admin",
                                      credentials.Secret("pw"), verify_tls,
                                      "/redfish/v1/Systems/1", auth, "https")
-    return {"compute-1": credentials.HostCredentials("compute-1", bmc)}
+    return lambda host: bmc
+
+
+def _fencer(driver):
+    return power.PowerFencer(driver, power_check_timeout_s=5, clock=lambda: 0.0,
+                             sleep=lambda s: None)
 
 
 def test_session_auth_and_tls_settings_reach_sushy():
     connect = RecordingConnect()
-    fencer = redfish.RedfishFencer(_creds("session", False), power_check_timeout_s=5,
-                                   clock=lambda: 0.0, sleep=lambda s: None, retries=2,
-                                   connect=connect)
+    driver = redfish.RedfishPowerDriver(_bmc_of("session", False), retries=2, connect=connect)
 
-    result = fencer.fence("compute-1")
+    result = _fencer(driver).fence("compute-1")
 
     assert result.confirmed
+    assert result.fencer == "redfish"
     url, kwargs = connect.calls[0]
     assert url == "https://bmc.example:8443/redfish/v1"
     assert isinstance(kwargs["auth"], sushy_auth.SessionAuth)
@@ -53,10 +58,17 @@ def test_session_auth_and_tls_settings_reach_sushy():
     assert kwargs["server_side_retries"] == 2
 
 
+def test_one_connection_serves_every_call_for_a_host():
+    connect = RecordingConnect()
+
+    _fencer(redfish.RedfishPowerDriver(_bmc_of("session", True), connect=connect)).fence("compute-1")
+
+    assert len(connect.calls) == 1
+
+
 def test_basic_auth_is_used_when_configured():
     connect = RecordingConnect()
-    redfish.RedfishFencer(_creds("basic", True), power_check_timeout_s=5, clock=lambda: 0.0,
-                          sleep=lambda s: None, connect=connect).fence("compute-1")
+    _fencer(redfish.RedfishPowerDriver(_bmc_of("basic", True), connect=connect)).fence("compute-1")
 
     _, kwargs = connect.calls[0]
     assert isinstance(kwargs["auth"], sushy_auth.BasicAuth)

@@ -1,9 +1,12 @@
-"""Parsing of ``ceph osd blocklist ls -f json`` and the Ceph fencer's command line."""
+"""Parsing of ``ceph osd blocklist ls -f json`` and the Ceph driver's command line, under the blocklist fencer."""
 
 import subprocess
 
-from keyvrm.fencing import ceph
-from keyvrm.fencing import credentials
+import pytest
+
+from keyvrm.drivers import errors
+from keyvrm.drivers.fencing import ceph
+from keyvrm.fencing import blocklist
 
 
 def test_pacific_output_with_two_arrays_back_to_back_is_read_whole():
@@ -21,13 +24,16 @@ def test_single_array_and_empty_lists_are_read():
 class FakeCeph:
     """Stands in for subprocess.run of the ``ceph`` CLI, keeping a blocklist."""
 
-    def __init__(self, drop=()):
+    def __init__(self, drop=(), hang=False):
         self.blocklist = set()
         self.drop = set(drop)
+        self.hang = hang
         self.argvs = []
 
     def __call__(self, argv, **kwargs):
         self.argvs.append(argv)
+        if self.hang:
+            raise subprocess.TimeoutExpired(argv, kwargs["timeout"])
         op = argv[argv.index("blocklist") + 1]
         stdout = ""
         if op == "add" and argv[argv.index("add") + 1] not in self.drop:
@@ -37,16 +43,16 @@ class FakeCeph:
         return subprocess.CompletedProcess(argv, 0, stdout, "")
 
 
-def _creds(*addresses):
-    return {"compute-1": credentials.HostCredentials("compute-1", None, addresses)}
+def _fencer(run, *addresses, expire_s=600):
+    driver = ceph.CephBlocklistDriver("/etc/ceph/ceph.conf", run=run)
+    return blocklist.BlocklistFencer(driver, lambda host: addresses, expire_s=expire_s,
+                                     clock=lambda: 0.0)
 
 
 def test_blocklist_entry_missing_after_add_is_unconfirmed():
     run = FakeCeph(drop={"10.0.0.6:0/0"})
-    fencer = ceph.CephFencer(_creds("10.0.0.5:0/0", "10.0.0.6:0/0"), "/etc/ceph/ceph.conf",
-                             run=run, clock=lambda: 0.0)
 
-    result = fencer.fence("compute-1")
+    result = _fencer(run, "10.0.0.5:0/0", "10.0.0.6:0/0").fence("compute-1")
 
     assert not result.confirmed
     assert "10.0.0.6:0/0" in result.message
@@ -54,8 +60,22 @@ def test_blocklist_entry_missing_after_add_is_unconfirmed():
 
 def test_expire_is_sent_as_a_float():
     run = FakeCeph()
-    fencer = ceph.CephFencer(_creds("10.0.0.5:0/0"), "/etc/ceph/ceph.conf", expire_s=600,
-                             run=run, clock=lambda: 0.0)
 
-    assert fencer.fence("compute-1").confirmed
+    assert _fencer(run, "10.0.0.5:0/0", expire_s=600).fence("compute-1").confirmed
     assert run.argvs[0][-2:] == ["10.0.0.5:0/0", "600.0"]
+
+
+def test_a_hung_ceph_command_is_a_peer_that_did_not_answer():
+    driver = ceph.CephBlocklistDriver("/etc/ceph/ceph.conf", command_timeout_s=3,
+                                      run=FakeCeph(hang=True))
+
+    with pytest.raises(errors.DriverUnavailable, match="within 3 s"):
+        driver.add("10.0.0.5:0/0")
+
+
+def test_a_host_without_client_addresses_is_unconfirmed_and_nothing_is_sent():
+    run = FakeCeph()
+
+    result = _fencer(run).fence("compute-1")
+
+    assert not result.confirmed and run.argvs == []

@@ -65,13 +65,13 @@ Schema (every key except ``name`` is optional; unknown keys are refused)::
 
 With KeyVRM acting on the region (``keyvrm-sim check``, ``tests/scenarios``)::
 
-    run:                              # keyvrm.simulator.check
+    run:                              # keyvrm.scenarios.check
       cycles: 6                       # KeyVRM cycles to run (default 6)
       every: 60s                      # simulated time between two cycles (default 60 s)
       durable_flows: false            # TaskFlow's flows in SQLite instead of memory
     config: ...                       # business config, and changes at given times
-    operator: [...]                   # REST calls at given times (keyvrm.simulator.acts)
-    expect: ...                       # KeyVRM's outcomes (keyvrm.simulator.expect)
+    operator: [...]                   # REST calls at given times (keyvrm.scenarios.acts)
+    expect: ...                       # KeyVRM's outcomes (keyvrm.scenarios.expect)
 
 Errors raise ``ScenarioError`` naming the field path (``timeline[1].hosts[0]``) and,
 for files, the line.
@@ -90,8 +90,8 @@ import jsonschema
 import yaml
 
 from keyvrm.exception import InvalidField
-from keyvrm.simulator import acts as scenario_acts
-from keyvrm.simulator import expect as scenario_expect
+from keyvrm.scenarios import acts as scenario_acts
+from keyvrm.scenarios import expect as scenario_expect
 from keyvrm.simulator import faults
 from keyvrm.simulator import generator
 from keyvrm.simulator import inventory
@@ -568,7 +568,7 @@ def _timeline_entry(scenario, index, item) -> FaultEntry:
     return FaultEntry(index, parse_duration_s(item["at"]), kind, selector, params)
 
 
-SHIPPED_DIR = os.path.join(os.path.dirname(__file__), "scenarios")
+SHIPPED_DIR = os.path.join(os.path.dirname(__file__), "shipped")
 
 
 def shipped(name: str) -> str:

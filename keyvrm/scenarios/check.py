@@ -18,13 +18,13 @@ import json
 import time
 
 from keyvrm.db import api as db_api
-from keyvrm.simulator import acts as scenario_acts
-from keyvrm.simulator import expect as scenario_expect
-from keyvrm.simulator import harness as scenario_harness
-from keyvrm.simulator import invariants
+from keyvrm.scenarios import acts as scenario_acts
+from keyvrm.scenarios import expect as scenario_expect
+from keyvrm.scenarios import harness as scenario_harness
+from keyvrm.scenarios import invariants
+from keyvrm.scenarios import scenario as scenario_mod
+from keyvrm.scenarios import timeline
 from keyvrm.simulator import report
-from keyvrm.simulator import scenario as scenario_mod
-from keyvrm.simulator import timeline
 
 CYCLE_TIMEOUT_S = 120.0  # wall seconds a cycle and its flows may take before the run is judged stuck
 

@@ -5,6 +5,7 @@ Everything that waits or stamps times takes a ``Clock``. Production code uses
 """
 
 from concurrent import futures
+import threading
 import time
 import typing
 
@@ -30,6 +31,16 @@ class WallClock:
         """Block the calling thread for ``seconds`` of wall time (no-op when <= 0)."""
         if seconds > 0:
             time.sleep(seconds)
+
+
+def pause(clock, stop: threading.Event, seconds: float) -> bool:
+    """Wait ``seconds`` of ``clock``'s time, or until ``stop`` is set; whether ``stop`` is set.
+
+    A clock with a ``pause`` of its own (the simulated region's) measures the wait in its
+    time; any other waits on the wall, as ``stop.wait`` does.
+    """
+    own = getattr(clock, "pause", None)
+    return own(stop, seconds) if own is not None else stop.wait(seconds)
 
 
 def in_threads(calls, workers: int) -> list:

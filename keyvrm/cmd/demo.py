@@ -147,7 +147,8 @@ def run(args, out, stop=None) -> dict:
         emb.stop()
         raise
     duration_s = scen.duration_s if args.duration is None else args.duration
-    clock_runner = runner.RealTimeRunner(region, speed=args.speed, tick_s=0.05)
+    # Simulated time passes only while the engine waits (its flows' work stops the clock).
+    clock_runner = runner.RealTimeRunner(region, speed=args.speed, tick_s=0.05, busy=emb.busy)
     stop = stop or threading.Event()
     with stopping.stop_on_signals(stop):  # SIGINT/SIGTERM end the run; the summary is still made
         started = time.monotonic()

@@ -151,6 +151,10 @@ class EmbeddedRegion:
         return self._housekeeping.run(self.dispatcher, self._persistence, self.conf.database.history_keep_days,
                                       first=first)
 
+    def busy(self) -> bool:
+        """Whether a flow of the engine is working now rather than waiting on the region's clock."""
+        return self.dispatcher is not None and self.dispatcher.running > self.clock.asleep
+
     def wait_idle(self, timeout_s: float = 120.0) -> bool:
         """Wait until every dispatched flow has finished; False if they did not in time."""
         return self.dispatcher.wait_idle(timeout_s)

@@ -80,10 +80,16 @@ class LocalDispatcher(flow_resources.Dispatcher):
         self._pool = futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="keyvrm-flow")
         self._idle = threading.Condition()
         self._pending = {}
+        self._running = 0
 
     @property
     def resources(self):
         return self._resources.get()
+
+    @property
+    def running(self) -> int:
+        """How many dispatched flows have a thread of the pool now (queued ones not counted)."""
+        return self._running
 
     def dispatch(self, name: str, store: dict) -> None:
         """Persist flow ``name`` with ``store`` and run it in the pool; returns at once."""
@@ -125,6 +131,8 @@ class LocalDispatcher(flow_resources.Dispatcher):
 
     def _run(self, record, token=None):
         again = record
+        with self._idle:
+            self._running += 1
         try:
             if token is not None:
                 self._baton.enter(token)
@@ -136,6 +144,7 @@ class LocalDispatcher(flow_resources.Dispatcher):
             if token is not None:
                 self._baton.leave()
             with self._idle:
+                self._running -= 1
                 self._pending[record.flow_name] -= 1
                 if not self._pending[record.flow_name]:
                     del self._pending[record.flow_name]

@@ -260,7 +260,7 @@ class Engine:
                     self._database_lost(exc)
                 else:
                     LOG.exception("engine tick failed; retrying at the next one")
-            self._stopping.wait(self.tick_s)
+            keyvrm_clock.pause(self._clock, self._stopping, self.tick_s)
 
     def _database_lost(self, exc):
         """A tick found the database unreachable: one warning per outage, not a traceback per tick."""
@@ -280,7 +280,7 @@ class Engine:
                 self.watch_once()
             except Exception:
                 LOG.exception("fast path look failed; retrying at the next one")
-            self._stopping.wait(self._conf.ha.watch_interval)
+            keyvrm_clock.pause(self._clock, self._stopping, self._conf.ha.watch_interval)
 
     def _tick(self):
         if self._liveness is not None and not self._liveness.beat(self.name):

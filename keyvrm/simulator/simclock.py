@@ -6,10 +6,17 @@ or, when a ``RealTimeRunner`` drives the clock at some speed (the demo), waits u
 runner has passed the target. Several threads may sleep at once: advancing is done under
 the region's lock to ``max(now, target)``, so time never goes back and a waiter whose
 target another thread already passed returns at once.
+
+``asleep`` counts the threads waiting in ``sleep`` on a runner-driven clock: the demo's
+runner moves time only while every running flow waits (``keyvrm.simulator.runner``).
+``pause`` is the engine's own wait between two looks (its tick, the fast path's watch):
+in simulated time on a runner-driven clock, on the wall on a driven one (where a wait
+that moved the clock would race the cycles the caller drives).
 """
 
 from __future__ import annotations
 
+import threading
 import time
 
 from keyvrm import clock
@@ -26,6 +33,13 @@ class SimTimeClock:
         self.region = region
         self.driven = driven
         self.baton = baton  # keyvrm.simulator.baton.Baton: flows wait in turn (driven only)
+        self._asleep = 0
+        self._asleep_lock = threading.Lock()
+
+    @property
+    def asleep(self) -> int:
+        """How many threads wait in ``sleep`` for a runner to pass their wake time."""
+        return self._asleep
 
     @property
     def in_turn(self) -> bool:
@@ -51,10 +65,24 @@ class SimTimeClock:
         target = self.region.clock.now + seconds
         # ``driven`` is read on every look: a waiter that started while a runner drove the
         # clock must move it itself once the runner has stopped (the demo's end)
-        while not self.driven:
-            if self.region.clock.now >= target:
-                return
-            time.sleep(_POLL_WALL_S)
+        with self._asleep_lock:
+            self._asleep += 1
+        try:
+            while not self.driven:
+                if self.region.clock.now >= target:
+                    return
+                time.sleep(_POLL_WALL_S)
+        finally:
+            with self._asleep_lock:
+                self._asleep -= 1
         with self.region.lock:
             if self.region.clock.now < target:
                 self.region.clock.run_until(target)
+
+    def pause(self, stop: threading.Event, seconds: float) -> bool:
+        """Wait ``seconds`` of simulated time (wall time if driven) or until ``stop``; whether it is set."""
+        target = self.region.clock.now + seconds
+        while not self.driven and self.region.clock.now < target:
+            if stop.wait(_POLL_WALL_S):
+                return True
+        return stop.wait(seconds) if self.driven else stop.is_set()

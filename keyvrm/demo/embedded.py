@@ -144,9 +144,9 @@ class EmbeddedRegion:
         """
         first = self._housekeeping is None
         if first:
-            self._housekeeping = housekeeping.Housekeeping(self.clock)
-        return self._housekeeping.run(self.dispatcher, self._persistence, self.conf.database.history_keep_days,
-                                      first=first)
+            self._housekeeping = housekeeping.Housekeeping(self.clock, self.conf.database.history_keep_days,
+                                                           self.conf.database.purge_max_rows)
+        return self._housekeeping.run(self.dispatcher, self._persistence, first=first)
 
     def wait_idle(self, timeout_s: float = 120.0) -> bool:
         """Wait until every dispatched flow has finished; False if they did not in time."""

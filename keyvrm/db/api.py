@@ -729,15 +729,6 @@ def get_hypervisor_state(db, host):
                     fenced_at=row.fenced_at, event_id=row.event_id, state_since=row.state_since)
 
 
-def lock_vm(db, vm_id, owner):
-    """Take the VM's lock for ``owner`` with one conditional UPDATE; ``VMLocked`` if held.
-
-    The row is created unlocked first if KeyVRM never saw the VM; only the UPDATE that
-    flips ``locked`` from false to true wins, so two workers can never both hold it.
-    """
-    _take_lock(db, vm_id, owner)
-
-
 def _take_lock(db, vm_id, owner, **values):
     """The single conditional UPDATE behind every VM lock; ``values`` are set by it too."""
     if not owner:
@@ -758,22 +749,6 @@ def _take_lock(db, vm_id, owner, **values):
         holder = session.execute(sa.select(models.VMState.lock_owner).where(
             models.VMState.vm_id == vm_id)).scalar_one_or_none()
     raise exception.VMLocked(vm_id, holder)
-
-
-def unlock_vm(db, vm_id, owner=None):
-    """Release the VM's lock: by its ``owner``, or by anyone when ``owner`` is None (admin).
-
-    Returns True if a lock was released. Who may force an unlock is the API's policy
-    (admin only); this function only does it.
-    """
-    with db.writer() as session:
-        query = sa.update(models.VMState).where(models.VMState.vm_id == vm_id,
-                                                models.VMState.locked.is_(True))
-        if owner is not None:
-            query = query.where(models.VMState.lock_owner == owner)
-        result = session.execute(query.values(locked=False, lock_owner=None, locked_at=None)
-                                 .execution_options(synchronize_session=False))
-        return result.rowcount == 1
 
 
 def get_vm_state(db, vm_id):
@@ -818,7 +793,7 @@ def begin_vm_transition(db, vm_id, owner, transitional_state, deadline_at, desir
                         desired_status=None):
     """Lock the VM for ``owner`` and record what KeyVRM now wants of it, in one transaction.
 
-    The lock is the same single conditional UPDATE as ``lock_vm``; the desired status,
+    The lock is a single conditional UPDATE (``_take_lock``); the desired status,
     transitional state and deadline are written by that very statement, so a VM is never
     seen locked without its deadline.
     """
@@ -867,15 +842,6 @@ def record_vm_observation(db, vm_id, host, status, observed_at):
                 and row.desired_status in (None, status)):
             cleared, row.failure_state = row.failure_state, None
         return cleared
-
-
-def list_overdue_transitions(db, now):
-    """VMs whose transitional state outlived its deadline: (vm_id, state, owner, locked_at)."""
-    query = sa.select(models.VMState.vm_id, models.VMState.transitional_state,
-                      models.VMState.lock_owner, models.VMState.locked_at).where(
-        models.VMState.transitional_state.is_not(None), models.VMState.deadline_at < now)
-    with db.reader() as session:
-        return [tuple(row) for row in session.execute(query)]
 
 
 # === API reads and requests (owner: API helper) ==============================================

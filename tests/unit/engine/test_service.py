@@ -1,13 +1,17 @@
-"""The engine: a MasterFlow per period on the grid, none while one runs, "cycle now" likewise; the fast path."""
+"""The engine: a MasterFlow per period on the grid, none while one runs, "cycle now" likewise; the fast path;
+the leader's housekeeping on its own thread, beside the liveness and leadership beat."""
 
 import datetime
 import threading
+import time
 
 from oslo_config import cfg
 import pytest
+from taskflow.patterns import linear_flow
 
 from keyvrm import conf as keyvrm_conf
 from keyvrm.db import api as db_api
+from keyvrm.db import migration
 from keyvrm.engine import housekeeping
 from keyvrm.engine import leader
 from keyvrm.engine import service
@@ -241,3 +245,42 @@ def test_a_purge_stops_between_two_committed_batches_once_the_engine_stops(sqlit
     done = keeping.run(Dispatcher(sqlite_db), NoFlows(), first=True)
     assert done.purge_batches == 2
     assert (done.purged["operations"], done.purged["events"]) == (10, 10)
+
+
+def test_the_liveness_and_leadership_beat_goes_on_while_a_purge_runs(tmp_path, monkeypatch):
+    beats, purging, release = [], threading.Event(), threading.Event()
+
+    class CountingLeader(leader.SoleLeader):
+        def tick(self):
+            beats.append(time.monotonic())
+            return True
+
+    def long_purge(db, before, max_rows):
+        purging.set()
+        release.wait(30)
+        return iter(())
+    monkeypatch.setattr(leader, "SoleLeader", CountingLeader)
+    monkeypatch.setattr(db_api, "purge_history", long_purge)
+    monkeypatch.setattr(sweep, "sweep", lambda res, persistence, dispatcher: sweep.Swept())
+    conf = cfg.ConfigOpts()
+    keyvrm_conf.register_all(conf)
+    conf([], project="keyvrm")
+    url = "sqlite:///%s/keyvrm.sqlite" % tmp_path
+    conf.set_override("connection", url, group="database")
+    conf.set_override("leader_lock_ttl", 2, group="engine")  # a beat every 2/3 s
+    conf.set_override("rpc_enabled", False, group="engine")
+    conf.set_override("fast_path", False, group="ha")
+    db = db_api.Database(url)
+    migration.upgrade(db.engine)
+    engine = service.Engine(conf, lambda dispatcher: type("Resources", (), {"db": db})(),
+                            flows={"master": lambda resources, **store: linear_flow.Flow("master")})
+    engine.start()
+    try:
+        assert purging.wait(10)
+        since = time.monotonic()
+        time.sleep(2.5)
+        assert len([at for at in beats if at >= since]) >= 3  # beaten on time, the purge still running
+    finally:
+        release.set()
+        engine.stop()
+        db.dispose()

@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import threading
 import time
-from typing import Optional
+from typing import Callable, Optional
 
 from oslo_log import log as logging
 
@@ -51,14 +50,15 @@ class Housekeeping:
     """When the leader last swept and purged, on ``clock``; ``run`` does what is due.
 
     ``keep_days`` 0 keeps history for ever (no purge); ``max_rows`` is the purge's batch
-    size. A purge stops between two batches once ``stopping`` is set (the engine stops).
+    size. A purge stops between two batches once ``keep_going()`` says no (the engine
+    stops, or no longer leads); the next purge carries on.
     """
 
-    def __init__(self, clock, keep_days: int, max_rows: int, stopping: Optional[threading.Event] = None):
+    def __init__(self, clock, keep_days: int, max_rows: int, keep_going: Callable[[], bool] = lambda: True):
         self._clock = clock
         self._keep_days = keep_days
         self._max_rows = max_rows
-        self._stopping = stopping or threading.Event()
+        self._keep_going = keep_going
         self._last_sweep_s = None
         self._last_purge_s = None
 
@@ -82,14 +82,15 @@ class Housekeeping:
         return Done(swept, *self._purge(dispatcher.resources.db, before))
 
     def _purge(self, db, before):
-        """Rows purged per table and the batches it took; stops early if the engine stops."""
+        """Rows purged per table and the batches it took; stops early once ``keep_going`` says no."""
         purged, batches, started = dict.fromkeys(purge.TABLES, 0), 0, time.monotonic()
         for table, rows in db_api.purge_history(db, before, self._max_rows):
             purged[table] += rows
             batches += 1
             LOG.debug("history purge: %d %s deleted", rows, table)
-            if self._stopping.is_set():
-                LOG.info("history purge interrupted by the engine's stop; the next one carries on")
+            if not self._keep_going():
+                LOG.info("history purge stopped after %d batches (the engine stops or no longer leads); "
+                         "the next purge carries on", batches)
                 break
         if batches:
             LOG.info("history older than %d days purged in %d batches (%.1f s): %s", self._keep_days,

@@ -111,7 +111,8 @@ class Engine:
         self._schedule = engine_schedule.Schedule()
         self._last_reap = float("-inf")
         self._housekeeping = housekeeping.Housekeeping(
-            self._clock, conf.database.history_keep_days, conf.database.purge_max_rows, self._stopping)
+            self._clock, conf.database.history_keep_days, conf.database.purge_max_rows,
+            keep_going=lambda: not self._stopping.is_set() and self.leader.is_leader)
         self._scheduling = False  # whether this engine led at its last tick
         self._housekeeping_as_leader = False  # whether it led at its last housekeeping
         self._watch = None

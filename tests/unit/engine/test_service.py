@@ -231,17 +231,19 @@ def test_a_clock_set_back_does_not_hold_the_next_sweep_off_for_the_difference(sq
     assert len(swept_at) == 2
 
 
-def test_a_purge_stops_between_two_committed_batches_once_the_engine_stops(sqlite_db, monkeypatch):
-    stopping = threading.Event()
+def test_a_purge_stops_between_two_committed_batches_once_told_to(sqlite_db, monkeypatch):
+    leading = threading.Event()
+    leading.set()
 
     def batches(db, before, max_rows):
         yield "operations", max_rows
-        stopping.set()  # the engine is told to stop while this batch commits
+        leading.clear()  # the engine stops, or loses its lock, while this batch commits
         yield "events", max_rows
         pytest.fail("a batch after the stop")
     monkeypatch.setattr(db_api, "purge_history", batches)
     monkeypatch.setattr(sweep, "sweep", lambda res, persistence, dispatcher: sweep.Swept())
-    keeping = housekeeping.Housekeeping(Clock(1_800_000_000.0), keep_days=90, max_rows=10, stopping=stopping)
+    keeping = housekeeping.Housekeeping(Clock(1_800_000_000.0), keep_days=90, max_rows=10,
+                                        keep_going=leading.is_set)
     done = keeping.run(Dispatcher(sqlite_db), NoFlows(), first=True)
     assert done.purge_batches == 2
     assert (done.purged["operations"], done.purged["events"]) == (10, 10)

@@ -1,6 +1,7 @@
 """keyvrm-manage: database schema and business-config administration from the shell.
 
   keyvrm-manage [--config-file F] db sync | db version | db purge --before YYYY-MM-DD[THH:MM]
+      (the purge commits batches of [database] purge_max_rows rows and prints each batch)
   keyvrm-manage config show [--format table|json]
   keyvrm-manage config set FIELD VALUE
 """
@@ -15,6 +16,7 @@ import sqlalchemy.engine
 from keyvrm import conf as keyvrm_conf
 from keyvrm.db import api as db_api
 from keyvrm.db import migration
+from keyvrm.db import purge
 from keyvrm.db import session as db_session
 from keyvrm import exception
 from keyvrm.model import settings
@@ -48,9 +50,15 @@ def db_purge():
         raise exception.InvalidField("before", "expected an ISO date, e.g. 2026-01-31, got %r" % text) from None
     if before.tzinfo is not None:
         before = before.astimezone(datetime.timezone.utc).replace(tzinfo=None)
-    counts = db_api.purge_history(db, before)
+    max_rows = keyvrm_conf.CONF.database.purge_max_rows
+    counts, batches = dict.fromkeys(purge.TABLES, 0), 0
+    for table, rows in db_api.purge_history(db, before, max_rows):
+        counts[table] += rows
+        batches += 1
+        print("  batch %d: %d %s (%d so far)" % (batches, rows, table, counts[table]), flush=True)
     deleted = ", ".join("%d %s" % (n, table) for table, n in counts.items())
-    print("purged before %s: %s" % (before.isoformat(), deleted))
+    print("purged before %s in %d batches of at most %d rows: %s"
+          % (before.isoformat(), batches, max_rows, deleted))
 
 
 def _safe_url(url):

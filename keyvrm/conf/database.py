@@ -16,9 +16,14 @@ keyvrm_db_opts = [
     cfg.IntOpt("history_keep_days", default=90, min=0,
                help="Finished events (with their recommendations and operations), cycles "
                     "and VM history older than this many days are deleted by the leading "
-                    "engine, hourly; rows an unfinished recommendation or a host out of "
-                    "service needs are kept (0 = keep forever). By hand: keyvrm-manage db "
-                    "purge --before DATE."),
+                    "engine, hourly, on a thread of its own; rows an unfinished "
+                    "recommendation or a host out of service needs are kept (0 = keep "
+                    "forever). By hand: keyvrm-manage db purge --before DATE."),
+    cfg.IntOpt("purge_max_rows", default=1000, min=1, max=100000,
+               help="Rows of one table the history purge deletes per transaction; it commits "
+                    "each batch and carries on until nothing older than the cut-off is left "
+                    "(the engine's hourly purge and keyvrm-manage db purge alike). Smaller "
+                    "batches hold locks (on SQLite, the database) for less time."),
 ]
 
 

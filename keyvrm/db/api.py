@@ -15,6 +15,7 @@ import sqlalchemy as sa
 
 from keyvrm.db import hypervisors
 from keyvrm.db import models
+from keyvrm.db import purge
 from keyvrm.db import sqlite
 from keyvrm import exception
 from keyvrm.model import codec
@@ -728,15 +729,6 @@ def get_hypervisor_state(db, host):
                     fenced_at=row.fenced_at, event_id=row.event_id, state_since=row.state_since)
 
 
-def lock_vm(db, vm_id, owner):
-    """Take the VM's lock for ``owner`` with one conditional UPDATE; ``VMLocked`` if held.
-
-    The row is created unlocked first if KeyVRM never saw the VM; only the UPDATE that
-    flips ``locked`` from false to true wins, so two workers can never both hold it.
-    """
-    _take_lock(db, vm_id, owner)
-
-
 def _take_lock(db, vm_id, owner, **values):
     """The single conditional UPDATE behind every VM lock; ``values`` are set by it too."""
     if not owner:
@@ -757,22 +749,6 @@ def _take_lock(db, vm_id, owner, **values):
         holder = session.execute(sa.select(models.VMState.lock_owner).where(
             models.VMState.vm_id == vm_id)).scalar_one_or_none()
     raise exception.VMLocked(vm_id, holder)
-
-
-def unlock_vm(db, vm_id, owner=None):
-    """Release the VM's lock: by its ``owner``, or by anyone when ``owner`` is None (admin).
-
-    Returns True if a lock was released. Who may force an unlock is the API's policy
-    (admin only); this function only does it.
-    """
-    with db.writer() as session:
-        query = sa.update(models.VMState).where(models.VMState.vm_id == vm_id,
-                                                models.VMState.locked.is_(True))
-        if owner is not None:
-            query = query.where(models.VMState.lock_owner == owner)
-        result = session.execute(query.values(locked=False, lock_owner=None, locked_at=None)
-                                 .execution_options(synchronize_session=False))
-        return result.rowcount == 1
 
 
 def get_vm_state(db, vm_id):
@@ -817,7 +793,7 @@ def begin_vm_transition(db, vm_id, owner, transitional_state, deadline_at, desir
                         desired_status=None):
     """Lock the VM for ``owner`` and record what KeyVRM now wants of it, in one transaction.
 
-    The lock is the same single conditional UPDATE as ``lock_vm``; the desired status,
+    The lock is a single conditional UPDATE (``_take_lock``); the desired status,
     transitional state and deadline are written by that very statement, so a VM is never
     seen locked without its deadline.
     """
@@ -866,15 +842,6 @@ def record_vm_observation(db, vm_id, host, status, observed_at):
                 and row.desired_status in (None, status)):
             cleared, row.failure_state = row.failure_state, None
         return cleared
-
-
-def list_overdue_transitions(db, now):
-    """VMs whose transitional state outlived its deadline: (vm_id, state, owner, locked_at)."""
-    query = sa.select(models.VMState.vm_id, models.VMState.transitional_state,
-                      models.VMState.lock_owner, models.VMState.locked_at).where(
-        models.VMState.transitional_state.is_not(None), models.VMState.deadline_at < now)
-    with db.reader() as session:
-        return [tuple(row) for row in session.execute(query)]
 
 
 # === API reads and requests (owner: API helper) ==============================================
@@ -1373,37 +1340,12 @@ def complete_hypervisor_restore(db, host, message):
 
 # --- retention ------------------------------------------------------------------------------
 
-def purge_history(db, before):
-    """Delete finished history older than ``before`` (naive UTC); rows still needed stay. Counts per table.
+def purge_history(db, before, max_rows):
+    """Delete finished history older than ``before`` in committed batches; yields (table, rows) per batch.
 
-    Removed: completed events that ended before ``before`` whose recommendations are all
-    final and that no hypervisor state points to (with their recommendations and
-    operations), finished cycles no event refers to any more, and finished VM history
-    rows. Unfinished events, recommendations and cycles, and anything a host KeyVRM holds
-    out of service refers to, are never touched.
+    ``keyvrm.db.purge`` decides what goes and in which order.
     """
-    if not isinstance(before, datetime.datetime):
-        raise exception.InvalidField("before", "must be a date and time")
-    event, rec, cycle, history = models.Event, models.Recommendation, models.Cycle, models.VMHistory
-    open_recs = sa.select(rec.event_id).where(rec.status.notin_(models.RECOMMENDATION_FINAL))
-    held = sa.select(models.HypervisorState.event_id).where(models.HypervisorState.event_id.is_not(None))
-    old_events = sa.select(event.id).where(event.status == "completed", event.finished_at < before,
-                                           event.id.notin_(open_recs), event.id.notin_(held))
-    with db.writer() as session:
-        event_ids = list(session.execute(old_events).scalars())
-        rec_ids = sa.select(rec.id).where(rec.event_id.in_(event_ids))
-        operations = session.execute(sa.delete(models.Operation).where(
-            models.Operation.recommendation_id.in_(rec_ids))).rowcount
-        recommendations = session.execute(sa.delete(rec).where(rec.event_id.in_(event_ids))).rowcount
-        events = session.execute(sa.delete(event).where(event.id.in_(event_ids))).rowcount
-        referenced = sa.select(event.cycle_id).where(event.cycle_id.is_not(None))
-        cycles = session.execute(sa.delete(cycle).where(
-            cycle.status.in_(("completed", "skipped", "failed")), cycle.started_at < before,
-            cycle.id.notin_(referenced))).rowcount
-        vm_history = session.execute(sa.delete(history).where(
-            history.finished_at.is_not(None), history.started_at < before)).rowcount
-    return {"events": events, "recommendations": recommendations, "operations": operations,
-            "cycles": cycles, "vm_history": vm_history}
+    return purge.batches(db, before, max_rows)
 
 
 # === The engine's start-up sweep (keyvrm.engine.sweep) ==========================================

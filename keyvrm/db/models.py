@@ -263,7 +263,8 @@ class Event(Base):
     """
 
     __tablename__ = "events"
-    __table_args__ = (sa.Index("events_aggregate_created_idx", "aggregate_name", "created_at"),)
+    __table_args__ = (sa.Index("events_aggregate_created_idx", "aggregate_name", "created_at"),
+                      sa.Index("events_cycle_idx", "cycle_id"))
 
     id = sa.Column(sa.String(36), primary_key=True)
     aggregate_name = sa.Column(sa.String(255), nullable=False)

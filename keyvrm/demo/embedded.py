@@ -147,9 +147,9 @@ class EmbeddedRegion:
         """
         first = self._housekeeping is None
         if first:
-            self._housekeeping = housekeeping.Housekeeping(self.clock)
-        return self._housekeeping.run(self.dispatcher, self._persistence, self.conf.database.history_keep_days,
-                                      first=first)
+            self._housekeeping = housekeeping.Housekeeping(self.clock, self.conf.database.history_keep_days,
+                                                           self.conf.database.purge_max_rows)
+        return self._housekeeping.run(self.dispatcher, self._persistence, first=first)
 
     def busy(self) -> bool:
         """Whether a flow of the engine is working now rather than waiting on the region's clock."""

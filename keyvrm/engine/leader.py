@@ -1,9 +1,11 @@
 """Who runs the schedule: a tooz lock held by exactly one engine at a time.
 
 The engine that holds the lock ``keyvrm-engine-leader`` (a tooz distributed lock; Redis
-in production) runs the periodic MasterFlow. The holder refreshes it on every tick; an
-engine that dies stops refreshing, the lock expires after ``ttl_s`` and the next engine
-to tick takes it. Without a coordination URL the one engine is always the leader.
+in production) runs the periodic MasterFlow. tooz's heartbeat thread refreshes the held
+lock, and the engine's beat (a thread of its own, see ``keyvrm.engine.service``) checks
+and refreshes it too; an engine that dies stops refreshing, the lock expires after
+``ttl_s`` and the next engine to beat takes it. Without a coordination URL the one
+engine is always the leader.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ class SoleLeader:
 
 
 class LeaderElection:
-    """Leadership through one tooz lock, taken and refreshed by ``tick``."""
+    """Leadership through one tooz lock, taken by ``tick`` and refreshed by ``tick`` and tooz's heartbeat."""
 
     def __init__(self, url: str, member_id: str, ttl_s: int, namespace: str = "keyvrm", coordinator=None):
         self._coordinator = coordinator or coordination.get_coordinator(with_lock_ttl(url, ttl_s),
@@ -54,8 +56,8 @@ class LeaderElection:
         self.is_leader = False
 
     def start(self) -> None:
-        """Connect to the coordination backend (no heartbeat thread: ``tick`` refreshes)."""
-        self._coordinator.start(start_heart=False)
+        """Connect to the coordination backend with tooz's heartbeat thread (it refreshes held locks)."""
+        self._coordinator.start(start_heart=True)
         self._lock = self._coordinator.get_lock(self._lock_name)
 
     def tick(self) -> bool:

@@ -15,6 +15,11 @@ Topology
   never expire, so each engine refreshes a liveness key every tick and a reaper in every
   engine abandons jobs of conductors whose key expired; they are then claimed anew and
   resume from the database. A restarted engine takes back its own jobs at once.
+* **Threads**: the liveness key and the leader lock are beaten on a thread that touches
+  only Redis (tooz's heartbeat refreshes the lock besides), the schedule and the reaper
+  tick on another, and the leader's housekeeping (``keyvrm.engine.housekeeping``: the
+  sweep and the history purge, in committed batches) runs on a third: a long purge or a
+  slow database never delays a beat, so it never costs this engine its lock or its jobs.
 * **Fast path** (``[ha] fast_path``): the leader also watches heartbeats and compute
   services every ``[ha] watch_interval`` seconds (``keyvrm.engine.fastpath``); a host
   whose signal turns bad gets a FastFlow at once (its aggregates judged from the newest
@@ -105,7 +110,11 @@ class Engine:
         self._rpc_server = None
         self._schedule = engine_schedule.Schedule()
         self._last_reap = float("-inf")
-        self._housekeeping = housekeeping.Housekeeping(self._clock)
+        self._housekeeping = housekeeping.Housekeeping(
+            self._clock, conf.database.history_keep_days, conf.database.purge_max_rows,
+            keep_going=lambda: not self._stopping.is_set() and self.leader.is_leader)
+        self._scheduling = False  # whether this engine led at its last tick
+        self._housekeeping_as_leader = False  # whether it led at its last housekeeping
         self._watch = None
         self._cycle_owed = False
         self._owed_lock = threading.Lock()
@@ -118,7 +127,7 @@ class Engine:
 
     @property
     def tick_s(self) -> float:
-        """How often the engine refreshes its liveness and leadership and looks at the schedule."""
+        """How often the engine beats its liveness and leadership, looks at the schedule and at housekeeping."""
         ec = self._conf.engine
         return min(1.0, ec.conductor_liveness_ttl / 3.0, ec.leader_lock_ttl / 3.0)
 
@@ -145,9 +154,13 @@ class Engine:
         else:
             self.leader = engine_leader.SoleLeader()
         self.leader.start()
+        self._beat()
         if ec.rpc_enabled:
             self._start_rpc()
-        self._spawn(self._loop, "keyvrm-engine-loop")
+        self._spawn(self._beat_loop, "keyvrm-engine-beat")
+        self._spawn(lambda: self._every(self.tick_s, self._tick, "engine tick"), "keyvrm-engine-loop")
+        self._spawn(lambda: self._every(self.tick_s, self.housekeep_once, "housekeeping"),
+                    "keyvrm-housekeeping")
         if self._conf.ha.fast_path:
             self._spawn(self._watch_loop, "keyvrm-fast-path")
         LOG.info("engine %s started (%s, %s); %d unfinished flows resumed", self.name,
@@ -250,17 +263,25 @@ class Engine:
         thread.start()
         self._threads.append(thread)
 
-    def _loop(self):
+    def _every(self, interval_s, step, what):
+        """Run ``step`` every ``interval_s`` until the engine stops; a database outage is logged once."""
         while not self._stopping.is_set():
             try:
-                self._tick()
+                step()
                 self._database_back()
             except Exception as exc:
                 if availability.is_database_unavailable(exc):
                     self._database_lost(exc)
                 else:
-                    LOG.exception("engine tick failed; retrying at the next one")
-            keyvrm_clock.pause(self._clock, self._stopping, self.tick_s)
+                    LOG.exception("%s failed; retrying at the next one", what)
+            keyvrm_clock.pause(self._clock, self._stopping, interval_s)
+
+    def _beat_loop(self):
+        while not self._stopping.wait(self.tick_s):
+            try:
+                self._beat()
+            except Exception:
+                LOG.exception("liveness beat failed; retrying at the next one")
 
     def _database_lost(self, exc):
         """A tick found the database unreachable: one warning per outage, not a traceback per tick."""
@@ -282,21 +303,31 @@ class Engine:
                 LOG.exception("fast path look failed; retrying at the next one")
             keyvrm_clock.pause(self._clock, self._stopping, self._conf.ha.watch_interval)
 
-    def _tick(self):
+    def _beat(self):
+        """Refresh this conductor's liveness key and take or keep the leader lock (Redis only, no database)."""
         if self._liveness is not None and not self._liveness.beat(self.name):
             LOG.warning("conductor %s: its liveness key had expired; its jobs may have been reaped", self.name)
+        self.leader.tick()
+
+    def _tick(self):
+        """Reap jobs of dead conductors when due, start an owed cycle, and (leader) the period's cycle."""
         if self._jobboard is not None and time.monotonic() - self._last_reap >= self._conf.engine.reaper_interval:
             self._last_reap = time.monotonic()
             reaper.reap(self._jobboard, self._liveness, self.name)
-        was_leader = self.leader.is_leader
         self._start_owed_cycle()
-        if not self.leader.tick():
+        was_leader, self._scheduling = self._scheduling, self.leader.is_leader
+        if not self._scheduling:
             return
         if not was_leader and self._shared_tick is not None:
             self._schedule = engine_schedule.Schedule(self._shared_tick.load())
-        self._housekeeping.run(self.dispatcher, self.persistence, self._conf.database.history_keep_days,
-                               first=not was_leader)
         self._run_schedule()
+
+    def housekeep_once(self) -> Optional[housekeeping.Done]:
+        """The leader's housekeeping when due (the sweep at once when it begins to lead); None if not leading."""
+        was_leader, self._housekeeping_as_leader = self._housekeeping_as_leader, self.leader.is_leader
+        if not self._housekeeping_as_leader:
+            return None
+        return self._housekeeping.run(self.dispatcher, self.persistence, first=not was_leader)
 
     def _run_schedule(self):
         period_s = db_api.get_app_config(self.dispatcher.resources.db).period

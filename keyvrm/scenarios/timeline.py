@@ -35,7 +35,8 @@ def _housekeeping_lines(housekept):
         if done.swept is not None:
             yield at_s, "sweep: " + done.swept.describe()
         if done.purged and any(done.purged.values()):
-            yield at_s, "history purged: " + ", ".join("%d %s" % (n, table) for table, n in done.purged.items())
+            yield at_s, "history purged in %d batches: %s" % (
+                done.purge_batches, ", ".join("%d %s" % (n, table) for table, n in done.purged.items() if n))
 
 
 def render(harness, acts_done, violations) -> str:

@@ -82,14 +82,6 @@ def server(body: dict, groups_by_member: dict) -> m.VM:
         scheduler_hints={k: v for k, v in hints.items() if k != "group"})
 
 
-def server_image(body: dict) -> Optional[m.Image]:
-    """The image embedded in a server entry with its properties (2.98), if it has one."""
-    image = body.get("image") or None
-    if not image:
-        return None
-    return m.Image(id=image["id"], properties=dict(image.get("properties") or {}))
-
-
 def server_group(body: dict) -> m.ServerGroup:
     """An ``os-server-groups`` entry (microversion >= 2.64: ``policy`` and ``rules``)."""
     return m.ServerGroup(id=body["id"], name=body.get("name", ""), policy=body["policy"],

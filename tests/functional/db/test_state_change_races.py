@@ -5,6 +5,8 @@ connection, for several rounds; without the row lock each of them fails within a
 rounds (READ COMMITTED lets every worker read the same old row).
 """
 
+import datetime
+
 import pytest
 
 from keyvrm.db import api as db_api
@@ -102,7 +104,7 @@ def test_an_accepted_cancel_is_never_overwritten_by_the_executor_starting(pg_db)
 def test_one_of_concurrent_unlocks_reports_the_lock_and_writes_one_history_row(pg_db):
     for round_number in range(ROUNDS):
         vm_id = "vm-lock-%d" % round_number
-        db_api.lock_vm(pg_db, vm_id, "executor:x")
+        db_api.begin_vm_transition(pg_db, vm_id, "executor:x", "migrating", datetime.datetime(2026, 12, 2, 16))
         outcomes = race.race(pg_db.url, lambda db, i: db_api.force_unlock_vm(db, vm_id, "admin-%d" % i), 6)
         assert sorted(outcomes) == [False] * 5 + [True], outcomes
         unlocks = [h for h in db_api.list_vm_history(pg_db, vm_id) if h["status"] == "succeeded"]

@@ -1,4 +1,6 @@
-"""The VM lock on PostgreSQL: of two workers racing for one VM, exactly one wins."""
+"""The VM lock on PostgreSQL: of two workers racing to begin a transition on one VM, exactly one wins."""
+
+import datetime
 
 import pytest
 
@@ -6,12 +8,18 @@ from keyvrm.db import api as db_api
 from keyvrm import exception
 from tests.functional.db import race
 
+DEADLINE = datetime.datetime(2026, 12, 2, 16, 0, 0)
+
+
+def _begin_migration(db, vm_id, owner):
+    db_api.begin_vm_transition(db, vm_id, owner, "migrating", DEADLINE)
+
 
 def _race(url, vm_id, workers=2):
-    """Lock ``vm_id`` from ``workers`` threads at once; "won" or the VMLocked message each."""
+    """Begin a migration of ``vm_id`` from ``workers`` threads at once; "won" or the VMLocked message each."""
     def attempt(db, i):
         try:
-            db_api.lock_vm(db, vm_id, owner="worker-%d" % i)
+            _begin_migration(db, vm_id, "worker-%d" % i)
             return "won"
         except exception.VMLocked as exc:
             return str(exc)
@@ -39,7 +47,7 @@ def test_exactly_one_of_eight_concurrent_lockers_wins_on_a_new_vm(pg_db):
 
 @pytest.mark.postgresql
 def test_released_lock_can_be_taken_again(pg_db):
-    db_api.lock_vm(pg_db, "vm-1", owner="a")
-    assert db_api.unlock_vm(pg_db, "vm-1", owner="a") is True
-    db_api.lock_vm(pg_db, "vm-1", owner="b")
+    _begin_migration(pg_db, "vm-1", "a")
+    assert db_api.end_vm_transition(pg_db, "vm-1", owner="a") is True
+    _begin_migration(pg_db, "vm-1", "b")
     assert db_api.get_vm_state(pg_db, "vm-1")["lock_owner"] == "b"

@@ -4,7 +4,10 @@ Tests fork it (``multiprocessing`` fork context, ``main`` as target) so a start 
 imports; ``python -m tests.functional.engine.engine_proc`` runs it by hand:
 
   python -m tests.functional.engine.engine_proc --db URL --ledger FILE [--jobboard REDIS_URL]
-      [--name NAME] [--namespace NS] [--exit-when-idle]
+      [--name NAME] [--namespace NS] [--exit-when-idle] [--purge-interval S] [--purge-max-rows N]
+
+With a jobboard, the MasterFlows the engine posts and the purge batches it commits are
+traced in Redis (``<namespace>:test:scheduled``, ``<namespace>:test:purged``).
 
 KEYVRM_TEST_KILL_AT=<task>:<before|after> makes the process SIGKILL itself when that task
 starts (state RUNNING persisted) or has finished (result persisted).
@@ -26,6 +29,7 @@ from taskflow import states
 from keyvrm import clock
 from keyvrm import conf as keyvrm_conf
 from keyvrm.db import api as db_api
+from keyvrm.engine import housekeeping
 from keyvrm.engine import service
 from keyvrm.flows import resources as flow_resources
 from tests.functional.engine import miniflows
@@ -63,6 +67,17 @@ def record_scheduling(engine, ctx):
     engine.dispatcher.dispatch = recording_dispatch
 
 
+def record_purging(ctx):
+    """Make every purge batch this engine commits leave [engine name, table, rows, time] in Redis."""
+    purge_history = db_api.purge_history
+
+    def recording_purge_history(db, before, max_rows):
+        for table, rows in purge_history(db, before, max_rows):
+            ctx.redis.rpush(ctx.namespace + ":test:purged", json.dumps([ctx.engine_name, table, rows, time.time()]))
+            yield table, rows
+    db_api.purge_history = recording_purge_history
+
+
 def main(argv=None):
     """Run one engine until SIGTERM (or, with --exit-when-idle, until its flows are done)."""
     parser = argparse.ArgumentParser()
@@ -74,12 +89,16 @@ def main(argv=None):
     parser.add_argument("--namespace", default="keyvrm-test")
     parser.add_argument("--ttl", type=int, default=2)
     parser.add_argument("--exit-when-idle", action="store_true")
+    parser.add_argument("--purge-interval", type=float, default=housekeeping.PURGE_INTERVAL_S)
+    parser.add_argument("--purge-max-rows", type=int, default=1000)
     args = parser.parse_args(argv)
 
     conf = cfg.ConfigOpts()
     keyvrm_conf.register_all(conf)
     conf([], project="keyvrm")
     conf.set_override("connection", args.db, group="database")
+    conf.set_override("purge_max_rows", args.purge_max_rows, group="database")
+    housekeeping.PURGE_INTERVAL_S = args.purge_interval  # this process's engine only
     for name, value in (("jobboard_url", args.jobboard), ("coordination_url", args.jobboard),
                         ("conductor_name", args.name), ("namespace", args.namespace),
                         ("leader_lock_ttl", args.ttl), ("conductor_liveness_ttl", args.ttl),
@@ -99,6 +118,8 @@ def main(argv=None):
                             listener_factories=listener_factories())
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *a: stop.set())
+    if ctx.redis is not None:
+        record_purging(ctx)
     engine.start()
     if ctx.redis is not None:
         record_scheduling(engine, ctx)

@@ -1,5 +1,7 @@
 """The sweep on PostgreSQL: lost work is resumed or settled; carried work and work waiting for an operator are not."""
 
+import datetime
+
 import pytest
 
 from keyvrm.db import api as db_api
@@ -44,8 +46,9 @@ def lost_and_carried_work(db, persistence):
     for host, event in (("h1", ha_event),):
         assert db_api.claim_hypervisor(db, host, event)
         db_api.set_hypervisor_state(db, host, "evacuating", event_id=event)
-    db_api.lock_vm(db, "vm-run", "executor:%s:aaaa" % running)
-    db_api.lock_vm(db, "vm-done", "executor:%s:bbbb" % done)
+    deadline = datetime.datetime(2026, 12, 2, 16, 0, 0)
+    db_api.begin_vm_transition(db, "vm-run", "executor:%s:aaaa" % running, "migrating", deadline)
+    db_api.begin_vm_transition(db, "vm-done", "executor:%s:bbbb" % done, "migrating", deadline)
     fence_event = db_api.create_event(db, "agg-fence", "HA", "HA", cycle_id=lost_cycle)
     db_api.set_event_status(db, fence_event, "generating")
     assert db_api.claim_hypervisor(db, "h2", fence_event)

@@ -8,116 +8,17 @@ SIGKILLed: B must take over the schedule within the leader lock TTL (plus a tick
 once A's liveness key has expired, the reaper hands A's job back and B resumes it.
 """
 
-import json
-import multiprocessing
 import os
 import signal
 import time
-import uuid
 
 import pytest
-import redis
 
-from keyvrm.db import api as db_api
-from keyvrm.db import migration
-from keyvrm.engine import dispatch
 from keyvrm.engine import persistence as engine_persistence
-from keyvrm.engine import service
-from tests.functional.engine import engine_proc
-from tests.functional.engine import miniflows
+from tests.functional.engine import cluster as engine_cluster
 
-REDIS_URL = os.environ.get("KEYVRM_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
-# Long enough that a leader's tick delayed by a busy CI machine does not hand the lock over
-# while it lives (a 2 s TTL did, once); the takeover bound follows from it.
-TTL_S = 5
-TAKEOVER_BOUND_S = 2 * TTL_S + 3
-
-
-@pytest.fixture
-def redis_client():
-    client = redis.Redis.from_url(REDIS_URL)
-    try:
-        client.ping()
-    except redis.ConnectionError as exc:
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail("Redis is required in CI: %s" % exc)
-        pytest.skip("no Redis at %s" % REDIS_URL)
-    yield client
-    client.close()
-
-
-def wait_for(predicate, timeout_s, what):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    pytest.fail("timed out after %s s waiting for %s" % (timeout_s, what))
-
-
-def fork_engine(url, ledger, name, namespace):
-    process = multiprocessing.get_context("fork").Process(target=engine_proc.main, args=(
-        ["--db", url, "--ledger", ledger, "--jobboard", REDIS_URL, "--name", name,
-         "--namespace", namespace, "--ttl", str(TTL_S)],))
-    process.start()
-    return process
-
-
-def scheduled(client, namespace):
-    """[(engine that posted a MasterFlow, when)], oldest first."""
-    return [tuple(json.loads(v)) for v in client.lrange(namespace + ":test:scheduled", 0, -1)]
-
-
-def markers(client, namespace, marker):
-    return [v.decode() for v in client.lrange(namespace + ":test:" + marker, 0, -1)]
-
-
-class Cluster:
-    """One PostgreSQL database, one Redis namespace, a poster of jobs, and forked engines."""
-
-    def __init__(self, url, client, ledger):
-        self.url, self.redis, self.ledger = url, client, ledger
-        self.namespace = "keyvrm-test-%s" % uuid.uuid4().hex[:8]
-        self.db = db_api.Database(url)
-        migration.upgrade(self.db.engine)
-        db_api.update_app_config(self.db, {"period": 1}, changed_by="test")
-        self.persistence = engine_persistence.Persistence(url)
-        self.persistence.upgrade()
-        self.board = service.jobboard_from_url(REDIS_URL, self.namespace, self.persistence.backend, "test-poster")
-        self.board.connect()
-        self.poster = dispatch.JobboardDispatcher(None, self.persistence, self.board,
-                                                  flows=miniflows.build_registry(miniflows.TestContext()))
-        self.engines = []
-
-    def fork(self, name):
-        process = fork_engine(self.url, self.ledger, name, self.namespace)
-        self.engines.append(process)
-        return process
-
-    def scheduled(self):
-        return scheduled(self.redis, self.namespace)
-
-    def markers(self, marker):
-        return markers(self.redis, self.namespace, marker)
-
-    def close(self):
-        for process in self.engines:
-            if process.is_alive():
-                process.kill()
-                process.join()
-        self.board.close()
-        self.persistence.close()
-        self.db.dispose()
-        for key in self.redis.scan_iter(match=self.namespace + "*"):
-            self.redis.delete(key)
-
-
-@pytest.fixture
-def cluster(pg_databases, redis_client, tmp_path):
-    c = Cluster(pg_databases(), redis_client, str(tmp_path / "cloud.jsonl"))
-    yield c
-    c.close()
+TAKEOVER_BOUND_S = engine_cluster.TAKEOVER_BOUND_S
+wait_for = engine_cluster.wait_for
 
 
 @pytest.mark.slow

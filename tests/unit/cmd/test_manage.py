@@ -1,5 +1,6 @@
 """keyvrm-manage as an operator runs it: a real process, a real database file or server."""
 
+import datetime
 import json
 import os
 import subprocess
@@ -8,6 +9,7 @@ import sys
 import pytest
 
 from keyvrm.db import migration
+from keyvrm.db import models
 
 
 def _manage(tmp_path, *args, config_file=None):
@@ -77,10 +79,19 @@ def test_db_sync_on_postgresql_through_a_config_file(tmp_path, pg_databases):
     assert _manage(tmp_path, "db", "version", config_file=config_file).returncode == 0
 
 
-def test_db_purge_reports_what_it_deleted_and_refuses_a_bad_date(tmp_path):
-    _manage(tmp_path, "db", "sync")
-    result = _manage(tmp_path, "db", "purge", "--before", "2026-06-01T00:00+02:00")
+def test_db_purge_commits_batches_of_max_rows_and_prints_each_and_refuses_a_bad_date(tmp_path, sqlite_db):
+    old = datetime.datetime(2026, 1, 1)
+    with sqlite_db.writer() as session:
+        session.add_all(models.VMHistory(vm_id="vm-%d" % i, action="stop", status="succeeded",
+                                         started_at=old, finished_at=old) for i in range(5))
+    config_file = tmp_path / "keyvrm.conf"
+    config_file.write_text("[database]\npurge_max_rows = 2\n")
+    result = _manage(tmp_path, "db", "purge", "--before", "2026-06-01T00:00+02:00", config_file=config_file)
     assert result.returncode == 0, result.stderr
-    assert "purged before 2026-05-31T22:00:00: 0 events, 0 recommendations" in result.stdout
+    assert result.stdout.splitlines() == [
+        "  batch 1: 2 vm_history (2 so far)", "  batch 2: 2 vm_history (4 so far)",
+        "  batch 3: 1 vm_history (5 so far)",
+        "purged before 2026-05-31T22:00:00 in 3 batches of at most 2 rows: 0 operations, "
+        "0 recommendations, 0 events, 0 cycle_outcomes, 0 cycles, 5 vm_history"]
     bad = _manage(tmp_path, "db", "purge", "--before", "June")
     assert bad.returncode != 0 and "before" in bad.stderr

@@ -163,18 +163,22 @@ def test_fenced_host_keeps_its_fencing_record(sqlite_db):
     assert state["state"] == "fenced" and state["fencing"] == record and state["fenced_at"]
 
 
-def test_second_lock_on_a_vm_is_refused_with_vm_is_locked(sqlite_db):
-    db_api.lock_vm(sqlite_db, "vm1", owner="executor-1")
+def _begin_migration(db, vm_id, owner):
+    db_api.begin_vm_transition(db, vm_id, owner, "migrating", datetime.datetime(2026, 12, 2, 16, 0, 0))
+
+
+def test_a_second_transition_on_a_vm_is_refused_with_vm_is_locked(sqlite_db):
+    _begin_migration(sqlite_db, "vm1", "executor-1")
     with pytest.raises(exception.VMLocked) as caught:
-        db_api.lock_vm(sqlite_db, "vm1", owner="executor-2")
+        _begin_migration(sqlite_db, "vm1", "executor-2")
     assert "VM is locked" in str(caught.value) and caught.value.owner == "executor-1"
 
 
-def test_only_the_owner_or_a_forced_unlock_releases_the_lock(sqlite_db):
-    db_api.lock_vm(sqlite_db, "vm1", owner="executor-1")
-    assert db_api.unlock_vm(sqlite_db, "vm1", owner="executor-2") is False
+def test_only_the_owner_or_a_call_naming_no_owner_ends_a_transition(sqlite_db):
+    _begin_migration(sqlite_db, "vm1", "executor-1")
+    assert db_api.end_vm_transition(sqlite_db, "vm1", owner="executor-2") is False
     assert db_api.get_vm_state(sqlite_db, "vm1")["locked"] is True
-    assert db_api.unlock_vm(sqlite_db, "vm1") is True
+    assert db_api.end_vm_transition(sqlite_db, "vm1") is True
     assert db_api.get_vm_state(sqlite_db, "vm1")["locked"] is False
 
 

@@ -1,11 +1,17 @@
-"""The engine: a MasterFlow per period on the grid, none while one runs, "cycle now" likewise; the fast path."""
+"""The engine: a MasterFlow per period on the grid, none while one runs, "cycle now" likewise; the fast path;
+the leader's housekeeping on its own thread, beside the liveness and leadership beat."""
 
 import datetime
+import threading
+import time
 
 from oslo_config import cfg
+import pytest
+from taskflow.patterns import linear_flow
 
 from keyvrm import conf as keyvrm_conf
 from keyvrm.db import api as db_api
+from keyvrm.db import migration
 from keyvrm.engine import housekeeping
 from keyvrm.engine import leader
 from keyvrm.engine import service
@@ -189,15 +195,15 @@ def test_fast_path_is_the_leaders_only(sqlite_db):
 
 def test_the_leader_purges_history_past_the_keep_days_once_an_hour(sqlite_db, monkeypatch):
     calls = []
-    monkeypatch.setattr(db_api, "purge_history", lambda db, before: calls.append(before) or {"events": 0})
+    monkeypatch.setattr(db_api, "purge_history", lambda db, before, max_rows: calls.append(before) or [])
     clock = Clock(1_800_000_000.0)
     engine = engine_at(sqlite_db, clock)
-    engine._tick()
-    engine._tick()
+    engine.housekeep_once()
+    engine.housekeep_once()
     assert len(calls) == 1
     assert (clock.now_s - calls[0].replace(tzinfo=datetime.timezone.utc).timestamp()) == 90 * 86400.0
     clock.now_s += housekeeping.PURGE_INTERVAL_S  # an hour of the engine's clock, not of the wall
-    engine._tick()
+    engine.housekeep_once()
     assert len(calls) == 2
 
 
@@ -209,7 +215,7 @@ def test_the_leader_sweeps_when_it_begins_to_lead_then_every_sweep_interval_of_i
     engine = engine_at(sqlite_db, clock)
     for seconds in (0.0, 1.0, sweep.SWEEP_INTERVAL_S - 1.0, sweep.SWEEP_INTERVAL_S, 2 * sweep.SWEEP_INTERVAL_S):
         clock.now_s = 1_800_000_000.0 + seconds
-        engine._tick()
+        engine.housekeep_once()
     assert [at - 1_800_000_000.0 for at in swept_at] == [0.0, sweep.SWEEP_INTERVAL_S, 2 * sweep.SWEEP_INTERVAL_S]
 
 
@@ -219,7 +225,64 @@ def test_a_clock_set_back_does_not_hold_the_next_sweep_off_for_the_difference(sq
     monkeypatch.setattr(sweep, "sweep", lambda res, persistence, dispatcher: swept_at.append(clock.now_s)
                         or sweep.Swept())
     engine = engine_at(sqlite_db, clock)
-    engine._tick()
+    engine.housekeep_once()
     clock.now_s -= 3600.0  # the wall clock corrected an hour back
-    engine._tick()
+    engine.housekeep_once()
     assert len(swept_at) == 2
+
+
+def test_a_purge_stops_between_two_committed_batches_once_told_to(sqlite_db, monkeypatch):
+    leading = threading.Event()
+    leading.set()
+
+    def batches(db, before, max_rows):
+        yield "operations", max_rows
+        leading.clear()  # the engine stops, or loses its lock, while this batch commits
+        yield "events", max_rows
+        pytest.fail("a batch after the stop")
+    monkeypatch.setattr(db_api, "purge_history", batches)
+    monkeypatch.setattr(sweep, "sweep", lambda res, persistence, dispatcher: sweep.Swept())
+    keeping = housekeeping.Housekeeping(Clock(1_800_000_000.0), keep_days=90, max_rows=10,
+                                        keep_going=leading.is_set)
+    done = keeping.run(Dispatcher(sqlite_db), NoFlows(), first=True)
+    assert done.purge_batches == 2
+    assert (done.purged["operations"], done.purged["events"]) == (10, 10)
+
+
+def test_the_liveness_and_leadership_beat_goes_on_while_a_purge_runs(tmp_path, monkeypatch):
+    beats, purging, release = [], threading.Event(), threading.Event()
+
+    class CountingLeader(leader.SoleLeader):
+        def tick(self):
+            beats.append(time.monotonic())
+            return True
+
+    def long_purge(db, before, max_rows):
+        purging.set()
+        release.wait(30)
+        return iter(())
+    monkeypatch.setattr(leader, "SoleLeader", CountingLeader)
+    monkeypatch.setattr(db_api, "purge_history", long_purge)
+    monkeypatch.setattr(sweep, "sweep", lambda res, persistence, dispatcher: sweep.Swept())
+    conf = cfg.ConfigOpts()
+    keyvrm_conf.register_all(conf)
+    conf([], project="keyvrm")
+    url = "sqlite:///%s/keyvrm.sqlite" % tmp_path
+    conf.set_override("connection", url, group="database")
+    conf.set_override("leader_lock_ttl", 2, group="engine")  # a beat every 2/3 s
+    conf.set_override("rpc_enabled", False, group="engine")
+    conf.set_override("fast_path", False, group="ha")
+    db = db_api.Database(url)
+    migration.upgrade(db.engine)
+    engine = service.Engine(conf, lambda dispatcher: type("Resources", (), {"db": db})(),
+                            flows={"master": lambda resources, **store: linear_flow.Flow("master")})
+    engine.start()
+    try:
+        assert purging.wait(10)
+        since = time.monotonic()
+        time.sleep(2.5)
+        assert len([at for at in beats if at >= since]) >= 3  # beaten on time, the purge still running
+    finally:
+        release.set()
+        engine.stop()
+        db.dispose()

@@ -1,7 +1,7 @@
 """The scenario timeline's housekeeping lines: a purge that deleted rows is one line, one that did not none."""
 
 from keyvrm.engine import housekeeping
-from keyvrm.simulator import timeline
+from keyvrm.scenarios import timeline
 
 
 def test_a_purge_is_one_line_with_its_batches_and_the_rows_it_deleted():

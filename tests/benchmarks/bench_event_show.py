@@ -95,6 +95,8 @@ def main():
     parser.add_argument("--show-lines", type=int, default=40)
     parser.add_argument("--openstack", default=os.path.join(os.path.dirname(sys.executable), "openstack"))
     parser.add_argument("--output", help="also write the CLI's table output to this file")
+    parser.add_argument("--api-version", help="the microversion the CLI asks for (default: negotiated), "
+                                              "e.g. 1.0 for the reasons as one text")
     args = parser.parse_args()
 
     snap = hot_region(args.hosts, args.hot, args.seed)
@@ -106,8 +108,9 @@ def main():
         try:
             api = {v: _response_bytes("%s/v1/events/%s" % (server.url, event_id), v)
                    for v in _served_versions(server.url)}
-            command = [args.openstack, "--os-auth-type", "none", "--os-endpoint", server.url,
-                       "keyvrm", "event", "show", event_id]
+            command = [args.openstack, "--os-auth-type", "none", "--os-endpoint", server.url]
+            command += ["--os-keyvrm-api-version", args.api_version] if args.api_version else []
+            command += ["keyvrm", "event", "show", event_id]
             times, output = [], ""
             for _ in range(args.runs):
                 started = time.perf_counter()

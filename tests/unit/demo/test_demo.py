@@ -29,6 +29,9 @@ def test_demo_json_summary_reports_the_dead_host_recovered(tmp_path):
     assert summary["cycles"] >= 3
     assert summary["vms_evacuated"] >= 1 and summary["vms_left_behind"] == 0
     assert summary["time_to_recovery_s"]["cmp-00002"] > 0
+    split = summary["evacuations"]["cmp-00002"]["split_s"]
+    assert split["nova_verdict"] > 0 and split["keyvrm"] >= 0 and split["rebuild"] > 0
+    assert abs(sum(split.values()) - summary["time_to_recovery_s"]["cmp-00002"]) <= 0.2
     assert summary["recommendations_by_status"].get("succeeded", 0) >= summary["vms_evacuated"]
     assert set(summary["events_by_state"]) <= {"healthy", "warning", "error", "executing", "generating",
                                                "generated", "manual_action", "created"}

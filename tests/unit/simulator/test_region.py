@@ -91,6 +91,25 @@ def test_real_time_runner_follows_the_wall_clock_at_its_speed():
     assert region.clock.elapsed_s == 120 and not region.hosts["cmp-1"].powered
 
 
+def test_wall_time_while_keyvrm_is_busy_does_not_move_the_clock_unless_busy_too_long():
+    region = small_region()
+    wall, busy = [100.0], [True]
+    runner = runner_mod.RealTimeRunner(region, speed=60.0, wall=lambda: wall[0], busy=lambda: busy[0],
+                                       max_busy_wall_s=10.0)
+    wall[0] += 2.0
+    runner.step()
+    assert region.clock.elapsed_s == 0 and runner.busy_wall_s == 2.0
+    busy[0] = False
+    wall[0] += 1.0
+    runner.step()
+    assert region.clock.elapsed_s == 60
+    busy[0] = True
+    for _ in range(13):  # a flow that never waits on the clock must not stop the region: the
+        wall[0] += 1.0   # stretch is seen busy from its first step; 10 s later the wall counts again
+        runner.step()
+    assert region.clock.elapsed_s == 60 + 2 * 60 and runner.busy_wall_s == 2.0 + 11.0
+
+
 def test_stopped_heartbeat_agent_goes_stale_while_compute_stays_up_until_restarted():
     region = small_region()
     host = region.hosts["cmp-1"]

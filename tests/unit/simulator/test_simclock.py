@@ -62,3 +62,34 @@ def test_a_waiter_on_a_runner_driven_clock_moves_it_itself_once_the_runner_stops
     clock.driven = True  # the runner stopped (the demo's end)
     waiter.join(5)
     assert not waiter.is_alive() and clock.time() == start + 30
+
+
+def test_a_pause_on_a_runner_driven_clock_lasts_in_simulated_time_and_ends_early_when_stopped():
+    region = r.Region()
+    clock = simclock.SimTimeClock(region, driven=False)
+    start = clock.time()
+    mover = threading.Timer(0.05, lambda: region.clock.advance(2))
+    mover.start()
+    assert clock.pause(threading.Event(), 2.0) is False
+    mover.join()
+    assert clock.time() == start + 2
+    stop = threading.Event()
+    threading.Timer(0.05, stop.set).start()
+    assert clock.pause(stop, 3600.0) is True and clock.time() == start + 2
+
+
+def test_asleep_counts_the_threads_waiting_for_the_runner():
+    region = r.Region()
+    clock = simclock.SimTimeClock(region, driven=False)
+    waiters = [threading.Thread(target=clock.sleep, args=(30,)) for _ in range(2)]
+    for waiter in waiters:
+        waiter.start()
+    for _ in range(200):
+        if clock.asleep == 2:
+            break
+        threading.Event().wait(0.01)
+    assert clock.asleep == 2
+    region.clock.advance(30)
+    for waiter in waiters:
+        waiter.join(5)
+    assert clock.asleep == 0

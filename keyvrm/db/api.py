@@ -21,6 +21,7 @@ from keyvrm.model import codec
 from keyvrm.model import settings
 from keyvrm.model import slices
 from keyvrm.model import snapshot as snapshot_model
+from keyvrm.model import states
 
 utcnow = models.utcnow
 
@@ -86,6 +87,8 @@ class Database:
 
 
 def _check_choice(field, value, choices):
+    """Refuse ``value`` unless it is one of ``choices`` (a tuple, or a ``keyvrm.model.states`` enum)."""
+    choices = tuple(choices)
     if value not in choices:
         raise exception.InvalidField(field, "must be one of %s, got %r" % (", ".join(choices), value))
 
@@ -413,7 +416,7 @@ def list_snapshots(db, limit=50):
 def start_cycle(db):
     """Record that a cycle started; returns its id."""
     with db.writer() as session:
-        row = models.Cycle(status="running")
+        row = models.Cycle(status=states.CycleStatus.RUNNING)
         session.add(row)
         session.flush()
         return row.id
@@ -421,13 +424,14 @@ def start_cycle(db):
 
 def finish_cycle(db, cycle_id, status, reason_code=None, reason=None, snapshot_id=None):
     """Record how a cycle ended; ``skipped`` and ``failed`` need a reason."""
-    _check_choice("status", status, models.CYCLE_STATUSES[1:])
-    if status != "completed" and not reason:
+    _check_choice("status", status, states.CYCLE_FINISHED)
+    if status != states.CycleStatus.COMPLETED and not reason:
         raise exception.InvalidField("reason", f"a {status} cycle needs a reason")
     with db.writer() as session:
-        row = session.get(models.Cycle, cycle_id)
+        row = session.get(models.Cycle, cycle_id, with_for_update=True)
         if row is None:
             raise exception.NotFound(f"cycle {cycle_id} not found")
+        states.check_move("cycle.status", row.status, status, f"cycle {cycle_id}")
         row.status, row.reason_code, row.reason = status, reason_code, reason
         row.snapshot_id = snapshot_id if snapshot_id is not None else row.snapshot_id
         row.finished_at = db.now()
@@ -437,7 +441,7 @@ def finish_cycle(db, cycle_id, status, reason_code=None, reason=None, snapshot_i
 
 def create_event(db, aggregate_name, kind, marker, cycle_id=None, snapshot_id=None):
     """Create an event in status ``created``; returns its id."""
-    _check_choice("kind", kind, models.EVENT_KINDS)
+    _check_choice("kind", kind, states.EventKind)
     _check_choice("marker", marker, settings.MARKERS[1:])
     event_id = str(uuid.uuid4())
     with db.writer() as session:
@@ -448,18 +452,20 @@ def create_event(db, aggregate_name, kind, marker, cycle_id=None, snapshot_id=No
 
 def _check_event_move(status, state):
     """Refuse an unknown status or state, and a ``completed`` status without a state."""
-    _check_choice("status", status, models.EVENT_STATUSES)
+    _check_choice("status", status, states.EventStatus)
     if state is not None:
-        _check_choice("state", state, models.EVENT_STATES)
-    if status == "completed" and state is None:
+        _check_choice("state", state, states.EventState)
+    if status == states.EventStatus.COMPLETED and state is None:
         raise exception.InvalidField("state", "a completed event needs a state")
 
 
 def _move_event(db, row, status, state):
+    """Move the event ``row`` to ``status`` (and ``state``) if the transition table allows it."""
+    states.check_move("event.status", row.status, status, f"event {row.id}")
     row.status = status
     if state is not None:
         row.state = state
-    if status == "completed":
+    if status == states.EventStatus.COMPLETED:
         row.finished_at = db.now()
 
 
@@ -507,7 +513,7 @@ def settle_event(db, event_id, decide):
     """
     with db.writer() as session:
         row = _row_or_404(session, models.Event, event_id, "event", lock=True)
-        if row.status == "completed":
+        if row.status == states.EventStatus.COMPLETED:
             return row.state
         statuses = list(session.execute(sa.select(models.Recommendation.status).where(
             models.Recommendation.event_id == event_id)).scalars())
@@ -515,8 +521,8 @@ def settle_event(db, event_id, decide):
         if decided is None:
             return None
         state, row.reason_code, row.reasons = decided
-        _check_event_move("completed", state)
-        _move_event(db, row, "completed", state)
+        _check_event_move(states.EventStatus.COMPLETED, state)
+        _move_event(db, row, states.EventStatus.COMPLETED, state)
         return state
 
 
@@ -530,7 +536,7 @@ def _event_dict(row):
 def create_recommendation(db, event_id, action, vm_id, source_host, target_host, auto_run,
                           ha_round=None, load_calculation=None, reason=None):
     """Create a recommendation, ``created`` when it runs by itself, else ``manual_action``."""
-    _check_choice("action", action, models.RECOMMENDATION_ACTIONS)
+    _check_choice("action", action, states.RecommendationAction)
     if action == "evacuate" and ha_round not in (1, 2):
         raise exception.InvalidField("ha_round", "an evacuation belongs to HA round 1 or 2")
     rec_id = str(uuid.uuid4())
@@ -540,38 +546,29 @@ def create_recommendation(db, event_id, action, vm_id, source_host, target_host,
         session.add(models.Recommendation(
             id=rec_id, event_id=event_id, action=action, vm_id=vm_id, source_host=source_host,
             target_host=target_host, ha_round=ha_round,
-            status="created" if auto_run else "manual_action",
+            status=states.RecommendationStatus.CREATED if auto_run else states.RecommendationStatus.MANUAL_ACTION,
             load_calculation=load_calculation, reason=reason))
     return rec_id
 
 
-_RECOMMENDATION_MOVES = {
-    "created": ("running", "cancelled"),
-    "manual_action": ("created", "running", "cancelled"),
-    "running": ("succeeded", "failed", "cancelled"),
-}
-
-
 def set_recommendation_status(db, rec_id, status, reason=None):
-    """Move a recommendation along its life (``Conflict`` for a move its state forbids).
+    """Move a recommendation along its life (``InvalidTransition``, a ``Conflict``, for a move the table forbids).
 
     The row is locked while the move is checked: an operator's cancel that committed first
     makes the executor's ``running`` a ``Conflict`` (the cancel wins), never overwritten.
     """
-    _check_choice("status", status, models.RECOMMENDATION_STATUSES)
+    _check_choice("status", status, states.RecommendationStatus)
     with db.writer() as session:
         row = session.get(models.Recommendation, rec_id, with_for_update=True)
         if row is None:
             raise exception.NotFound(f"recommendation {rec_id} not found")
-        if status not in _RECOMMENDATION_MOVES.get(row.status, ()):
-            raise exception.Conflict(f"recommendation {rec_id} is {row.status}; "
-                                     f"it cannot become {status}")
+        states.check_move("recommendation.status", row.status, status, f"recommendation {rec_id}")
         row.status = status
         if reason is not None:
             row.reason = reason
-        if status == "running":
+        if status == states.RecommendationStatus.RUNNING:
             row.started_at = db.now()
-        if status in models.RECOMMENDATION_FINAL:
+        if status in states.RECOMMENDATION_FINAL:
             row.finished_at = db.now()
 
 
@@ -595,7 +592,7 @@ def list_recommendations(db, event_id=None, status=None, created_before=None):
     if event_id is not None:
         query = query.where(models.Recommendation.event_id == event_id)
     if status is not None:
-        _check_choice("status", status, models.RECOMMENDATION_STATUSES)
+        _check_choice("status", status, states.RecommendationStatus)
         query = query.where(models.Recommendation.status == status)
     if created_before is not None:
         query = query.where(models.Recommendation.created_at <= created_before)
@@ -607,8 +604,9 @@ def waiting_events_without_open_work(db, limit):
     """Ids of events waiting for an operator (``manual_action``) whose recommendations all ended, oldest first."""
     rec = models.Recommendation
     open_work = sa.select(rec.id).where(rec.event_id == models.Event.id,
-                                        rec.status.not_in(models.RECOMMENDATION_FINAL)).exists()
-    query = sa.select(models.Event.id).where(models.Event.status == "manual_action", ~open_work).order_by(
+                                        rec.status.not_in(states.RECOMMENDATION_FINAL)).exists()
+    waiting = models.Event.status == states.EventStatus.MANUAL_ACTION
+    query = sa.select(models.Event.id).where(waiting, ~open_work).order_by(
         models.Event.created_at, models.Event.id).limit(limit)
     with db.reader() as session:
         return list(session.execute(query).scalars())
@@ -618,7 +616,7 @@ def busy_set(db):
     """Hosts and VMs that an unfinished recommendation touches (SPEC section 3, step 3)."""
     query = sa.select(models.Recommendation.vm_id, models.Recommendation.source_host,
                       models.Recommendation.target_host).where(
-        models.Recommendation.status.not_in(models.RECOMMENDATION_FINAL))
+        models.Recommendation.status.not_in(states.RECOMMENDATION_FINAL))
     hosts, vms = set(), set()
     with db.reader() as session:
         for vm_id, source, target in session.execute(query):
@@ -635,7 +633,7 @@ def add_operation(db, rec_id, kind, attempt, message=None, error=None, duration_
     ``attempts`` is the highest attempt the journal names, raised in the same transaction
     by a conditional UPDATE (never lowered, whatever the order concurrent lines commit in).
     """
-    _check_choice("kind", kind, models.OPERATION_KINDS)
+    _check_choice("kind", kind, states.OperationKind)
     with db.writer() as session:
         if session.get(models.Recommendation, rec_id) is None:
             raise exception.InvalidField("recommendation_id", f"recommendation {rec_id} not found")
@@ -659,11 +657,13 @@ def list_operations(db, rec_id):
 
 def set_hypervisor_state(db, host, state, reason=None, fencing=None, event_id=None):
     """Record KeyVRM's view of ``host``; ``fenced`` needs the fencing record that proves it."""
-    _check_choice("state", state, models.HYPERVISOR_STATES)
-    if state == "fenced" and not fencing:
+    _check_choice("state", state, states.HypervisorState)
+    if state == states.HypervisorState.FENCED and not fencing:
         raise exception.InvalidField("fencing", "a fenced host needs its fencing record")
     with db.writer() as session:
-        row = session.get(models.HypervisorState, host)
+        row = session.get(models.HypervisorState, host, with_for_update=True)
+        states.check_move("hypervisor.state", states.HypervisorState.OK if row is None else row.state, state,
+                          f"hypervisor {host}")
         if row is None:
             row = models.HypervisorState(host=host)
             session.add(row)
@@ -672,7 +672,7 @@ def set_hypervisor_state(db, host, state, reason=None, fencing=None, event_id=No
         row.state, row.reason, row.event_id = state, reason, event_id
         if fencing is not None:
             row.fencing = fencing
-            if state == "fenced":
+            if state == states.HypervisorState.FENCED:
                 row.fenced_at = db.now()
 
 
@@ -684,12 +684,14 @@ def claim_hypervisor(db, host, event_id):
     event's (a task re-run after a crash). Two HA runs that condemn the same host at once:
     exactly one fences and evacuates it.
     """
-    claimed = models.HypervisorState.state.in_(models.HYPERVISOR_CLAIMED_STATES)
+    fencing = states.HypervisorState.FENCING
+    claimed = models.HypervisorState.state.in_(states.HYPERVISOR_CLAIMED)
     update = (sa.update(models.HypervisorState)
               .where(models.HypervisorState.host == host,
+                     models.HypervisorState.state.in_(states.sources("hypervisor.state", fencing)),
                      sa.or_(sa.not_(claimed), models.HypervisorState.event_id == event_id))
-              .values(state="fencing", reason=None, event_id=event_id, updated_at=db.now(),
-                      state_since=sa.case((models.HypervisorState.state == "fencing",
+              .values(state=fencing, reason=None, event_id=event_id, updated_at=db.now(),
+                      state_since=sa.case((models.HypervisorState.state == fencing,
                                            models.HypervisorState.state_since), else_=db.now())))
     try:
         with db.writer() as session:
@@ -697,7 +699,7 @@ def claim_hypervisor(db, host, event_id):
                 return True
             if session.get(models.HypervisorState, host) is not None:
                 return False
-            session.add(models.HypervisorState(host=host, state="fencing", event_id=event_id,
+            session.add(models.HypervisorState(host=host, state=fencing, event_id=event_id,
                                                state_since=db.now()))
     except db_exc.DBDuplicateEntry:
         return False
@@ -710,7 +712,7 @@ def claimed_hypervisors(db, excluding_event=None) -> dict:
     Hosts owned by ``excluding_event`` are left out (that run's own claims, after a restart).
     """
     row = models.HypervisorState
-    query = sa.select(row.host, row.state).where(row.state.in_(models.HYPERVISOR_CLAIMED_STATES))
+    query = sa.select(row.host, row.state).where(row.state.in_(states.HYPERVISOR_CLAIMED))
     if excluding_event is not None:
         query = query.where(sa.or_(row.event_id.is_(None), row.event_id != excluding_event))
     with db.reader() as session:
@@ -722,8 +724,8 @@ def get_hypervisor_state(db, host):
     with db.reader() as session:
         row = session.get(models.HypervisorState, host)
         if row is None:
-            return dict(host=host, state="ok", reason=None, fencing=None, fenced_at=None, event_id=None,
-                        state_since=None)
+            return dict(host=host, state=states.HypervisorState.OK.value, reason=None, fencing=None, fenced_at=None,
+                        event_id=None, state_since=None)
         return dict(host=host, state=row.state, reason=row.reason, fencing=row.fencing,
                     fenced_at=row.fenced_at, event_id=row.event_id, state_since=row.state_since)
 
@@ -881,9 +883,6 @@ def list_overdue_transitions(db, now):
 # Paged lists (``limit`` + ``marker``: the id of the last row of the previous page), summaries
 # and the requests the API records before it wakes the engine. One transaction each.
 
-CYCLE_REQUESTED = "requested"
-
-
 def _marker_row(session, model, marker, id_column="id"):
     if marker is None:
         return None
@@ -966,7 +965,7 @@ def get_aggregate_summary(db, name):
         row = _aggregate_row(session, name)
         values = _aggregate_dict(row, _last_events(session, [name]).get(name))
         current = session.execute(sa.select(models.Event).where(
-            models.Event.aggregate_name == name, models.Event.status != "completed").order_by(
+            models.Event.aggregate_name == name, models.Event.status != states.EventStatus.COMPLETED).order_by(
             models.Event.created_at.desc(), models.Event.id.desc()).limit(1)).scalar_one_or_none()
         values["current_event"] = _event_dict(current) if current is not None else None
         return values
@@ -991,9 +990,9 @@ def page_events(db, limit, marker=None, aggregate=None, kind=None, status=None, 
     _check_choice("sort_key", sort_key, EVENT_SORT_KEYS)
     _check_choice("sort_dir", sort_dir, ("asc", "desc"))
     filters = []
-    for field, value, choices in (("kind", kind, models.EVENT_KINDS),
-                                  ("status", status, models.EVENT_STATUSES),
-                                  ("state", state, models.EVENT_STATES)):
+    for field, value, choices in (("kind", kind, states.EventKind),
+                                  ("status", status, states.EventStatus),
+                                  ("state", state, states.EventState)):
         if value is not None:
             _check_choice(field, value, choices)
             filters.append(getattr(models.Event, field) == value)
@@ -1024,7 +1023,7 @@ def page_recommendations(db, limit, marker=None, event_id=None, status=None, vm_
     if event_id is not None:
         query = query.where(models.Recommendation.event_id == event_id)
     if status is not None:
-        _check_choice("status", status, models.RECOMMENDATION_STATUSES)
+        _check_choice("status", status, states.RecommendationStatus)
         query = query.where(models.Recommendation.status == status)
     if vm_id is not None:
         query = query.where(models.Recommendation.vm_id == vm_id)
@@ -1053,10 +1052,10 @@ def request_recommendation_run(db, rec_id, requested_by):
     """
     with db.writer() as session:
         row = _row_or_404(session, models.Recommendation, rec_id, "recommendation", lock=True)
-        if row.status != "manual_action":
+        if row.status != states.RecommendationStatus.MANUAL_ACTION:
             raise exception.Conflict(f"recommendation {rec_id} is {row.status}; only a manual_action "
                                      "recommendation can be run", code="not_manual")
-        row.status = "created"
+        row.status = states.RecommendationStatus.CREATED
         session.add(models.Operation(recommendation_id=rec_id, kind="start", attempt=0,
                                      message=f"run requested by {requested_by}"))
         return _columns(row, models.Recommendation)
@@ -1071,13 +1070,13 @@ def request_recommendation_cancel(db, rec_id, requested_by):
     """
     with db.writer() as session:
         row = _row_or_404(session, models.Recommendation, rec_id, "recommendation", lock=True)
-        if row.status in models.RECOMMENDATION_FINAL:
+        if row.status in states.RECOMMENDATION_FINAL:
             raise exception.Conflict(f"recommendation {rec_id} is already {row.status}",
                                      code="already_final")
-        if row.status == "running":
+        if row.status == states.RecommendationStatus.RUNNING:
             message = f"cancel requested by {requested_by}"
         else:
-            row.status, row.finished_at = "cancelled", db.now()
+            row.status, row.finished_at = states.RecommendationStatus.CANCELLED, db.now()
             row.reason = message = f"cancelled by {requested_by}"
         session.add(models.Operation(recommendation_id=rec_id, kind="cancel",
                                      attempt=row.attempts, message=message))
@@ -1087,7 +1086,7 @@ def request_recommendation_cancel(db, rec_id, requested_by):
 def request_cycle(db, requested_by):
     """Record that an operator asked for a cycle now (a ``requested`` cycle row); its id."""
     with db.writer() as session:
-        row = models.Cycle(status=CYCLE_REQUESTED, reason_code="requested",
+        row = models.Cycle(status=states.CycleStatus.REQUESTED, reason_code="requested",
                            reason=f"cycle requested by {requested_by}")
         session.add(row)
         session.flush()
@@ -1101,11 +1100,11 @@ def claim_requested_cycle(db):
     """
     with db.writer() as session:
         for cycle_id in session.execute(sa.select(models.Cycle.id).where(
-                models.Cycle.status == CYCLE_REQUESTED).order_by(models.Cycle.id)).scalars():
+                models.Cycle.status == states.CycleStatus.REQUESTED).order_by(models.Cycle.id)).scalars():
             result = session.execute(
                 sa.update(models.Cycle).where(models.Cycle.id == cycle_id,
-                                              models.Cycle.status == CYCLE_REQUESTED)
-                .values(status="running", started_at=db.now())
+                                              models.Cycle.status == states.CycleStatus.REQUESTED)
+                .values(status=states.CycleStatus.RUNNING, started_at=db.now())
                 .execution_options(synchronize_session=False))
             if result.rowcount == 1:
                 return cycle_id
@@ -1116,7 +1115,7 @@ def page_cycles(db, limit, marker=None, status=None):
     """One page of cycles, newest first, optionally of one status."""
     query = sa.select(models.Cycle)
     if status is not None:
-        _check_choice("status", status, models.CYCLE_STATUSES + (CYCLE_REQUESTED,))
+        _check_choice("status", status, states.CycleStatus)
         query = query.where(models.Cycle.status == status)
     with db.reader() as session:
         marker_row = _marker_row(session, models.Cycle, marker)
@@ -1194,7 +1193,7 @@ def record_cycle_outcome(db, cycle_id, aggregate_name, kind, reason_code, reason
 
     ``reasons`` is the run's ``ReasonList.to_json()``, ``reason_code`` its first code.
     """
-    _check_choice("kind", kind, models.EVENT_KINDS)
+    _check_choice("kind", kind, states.EventKind)
     with db.writer() as session:
         _insert_once(session, models.CycleOutcome(
             cycle_id=cycle_id, aggregate_name=aggregate_name, kind=kind, reason_code=reason_code,
@@ -1213,7 +1212,7 @@ def record_cycle_outcomes(db, cycle_id, outcomes):
     An outcome the cycle already holds for the same aggregate and kind is left as it is.
     """
     for outcome in outcomes:
-        _check_choice("kind", outcome["kind"], models.OUTCOME_KINDS)
+        _check_choice("kind", outcome["kind"], states.OutcomeKind)
     if not outcomes:
         return
     with db.writer() as session:
@@ -1236,7 +1235,8 @@ def latest_outcome(db, aggregate_name):
     aggregate's no-op outcomes and the events its runs opened in that cycle; None when
     none of the newest finished cycles judged it. A cycle still running is never used.
     """
-    finished = sa.select(models.Cycle.id).where(models.Cycle.status.in_(("completed", "skipped"))).order_by(
+    ended = models.Cycle.status.in_((states.CycleStatus.COMPLETED, states.CycleStatus.SKIPPED))
+    finished = sa.select(models.Cycle.id).where(ended).order_by(
         models.Cycle.id.desc()).limit(_OUTCOME_LOOKBACK).scalar_subquery()
     with db.reader() as session:
         by_outcome = session.execute(sa.select(sa.func.max(models.CycleOutcome.cycle_id)).where(
@@ -1340,14 +1340,14 @@ def request_hypervisor_restore(db, host, requested_by, request_id=None):
                 raise exception.NotFound(f"hypervisor {host} not found")
             raise exception.Conflict(f"hypervisor {host} is ok: KeyVRM has not taken it out of service",
                                      code="hypervisor_not_restorable")
-        if row.state not in models.HYPERVISOR_RESTORABLE_STATES:
+        if row.state not in states.HYPERVISOR_RESTORABLE:
             raise exception.Conflict(
-                f"hypervisor {host} is {row.state}: only a {', '.join(models.HYPERVISOR_RESTORABLE_STATES)} "
+                f"hypervisor {host} is {row.state}: only a {', '.join(states.HYPERVISOR_RESTORABLE)} "
                 "host can be returned to service", code="hypervisor_not_restorable")
         session.add(models.ConfigAudit(scope="hypervisor", target=host, field="state",
-                                       old_value=row.state, new_value="restoring",
+                                       old_value=row.state, new_value=states.HypervisorState.RESTORING.value,
                                        changed_by=requested_by, request_id=request_id))
-        row.state, row.state_since = "restoring", db.now()
+        row.state, row.state_since = states.HypervisorState.RESTORING, db.now()
         row.reason = f"return to service requested by {requested_by}"
     return hypervisors.get_hypervisor(db, host)
 
@@ -1356,7 +1356,7 @@ def list_hypervisors_restoring(db):
     """Hosts an operator asked to return to service that the engine has not returned yet."""
     row = models.HypervisorState
     with db.reader() as session:
-        return list(session.execute(sa.select(row.host).where(row.state == "restoring")
+        return list(session.execute(sa.select(row.host).where(row.state == states.HypervisorState.RESTORING)
                                     .order_by(row.host)).scalars())
 
 
@@ -1365,8 +1365,8 @@ def complete_hypervisor_restore(db, host, message):
     row = models.HypervisorState
     now = db.now()
     with db.writer() as session:
-        done = session.execute(sa.update(row).where(row.host == host, row.state == "restoring")
-                               .values(state="ok", reason=message, event_id=None, state_since=now,
+        done = session.execute(sa.update(row).where(row.host == host, row.state == states.HypervisorState.RESTORING)
+                               .values(state=states.HypervisorState.OK, reason=message, event_id=None, state_since=now,
                                        updated_at=now))
         return done.rowcount == 1
 
@@ -1409,9 +1409,6 @@ def purge_history(db, before):
 # === The engine's start-up sweep (keyvrm.engine.sweep) ==========================================
 # Work still open that no flow may carry on any more; each change is one conditional UPDATE.
 
-HA_IN_PROGRESS_STATES = ("fencing", "fenced", "evacuating")
-
-
 def list_open_work(db, before):
     """Cycles running, events open, and hosts in an HA run, all begun before ``before``.
 
@@ -1420,16 +1417,16 @@ def list_open_work(db, before):
     """
     with db.reader() as session:
         cycles = session.execute(sa.select(models.Cycle.id).where(
-            models.Cycle.status == "running", models.Cycle.started_at < before)
+            models.Cycle.status == states.CycleStatus.RUNNING, models.Cycle.started_at < before)
             .order_by(models.Cycle.id)).scalars().all()
         events = [dict(id=e.id, cycle_id=e.cycle_id, aggregate_name=e.aggregate_name, kind=e.kind,
                        status=e.status)
                   for e in session.execute(sa.select(models.Event).where(
-                      models.Event.status != "completed", models.Event.created_at < before)
+                      models.Event.status != states.EventStatus.COMPLETED, models.Event.created_at < before)
                       .order_by(models.Event.created_at)).scalars()]
         hosts = [dict(host=h.host, state=h.state, event_id=h.event_id)
                  for h in session.execute(sa.select(models.HypervisorState).where(
-                     models.HypervisorState.state.in_(HA_IN_PROGRESS_STATES),
+                     models.HypervisorState.state.in_(states.HYPERVISOR_IN_HA_RUN),
                      sa.or_(models.HypervisorState.state_since.is_(None),
                             models.HypervisorState.state_since < before))
                      .order_by(models.HypervisorState.host)).scalars()]
@@ -1440,8 +1437,9 @@ def fail_lost_cycle(db, cycle_id, reason_code, reason):
     """Mark a cycle nothing runs any more ``failed`` with its reason; False if it had ended meanwhile."""
     with db.writer() as session:
         result = session.execute(
-            sa.update(models.Cycle).where(models.Cycle.id == cycle_id, models.Cycle.status == "running")
-            .values(status="failed", reason_code=reason_code, reason=reason, finished_at=db.now())
+            sa.update(models.Cycle).where(models.Cycle.id == cycle_id,
+                                          models.Cycle.status == states.CycleStatus.RUNNING)
+            .values(status=states.CycleStatus.FAILED, reason_code=reason_code, reason=reason, finished_at=db.now())
             .execution_options(synchronize_session=False))
         return result.rowcount == 1
 
@@ -1452,8 +1450,9 @@ def release_lost_hypervisor(db, host, event_id, reason):
         result = session.execute(
             sa.update(models.HypervisorState).where(
                 models.HypervisorState.host == host, models.HypervisorState.event_id == event_id,
-                models.HypervisorState.state.in_(HA_IN_PROGRESS_STATES))
-            .values(state="ok", reason=reason, event_id=None, state_since=db.now(), updated_at=db.now())
+                models.HypervisorState.state.in_(states.HYPERVISOR_IN_HA_RUN))
+            .values(state=states.HypervisorState.OK, reason=reason, event_id=None, state_since=db.now(),
+                    updated_at=db.now())
             .execution_options(synchronize_session=False))
         return result.rowcount == 1
 
@@ -1487,7 +1486,8 @@ def recent_moves(db, since):
 
     The latest move of each VM; LB's cool-down keeps them where they are.
     """
-    return _latest_finished(db, since, "succeeded", ("live_migrate", "evacuate"))
+    return _latest_finished(db, since, states.RecommendationStatus.SUCCEEDED,
+                            (states.RecommendationAction.LIVE_MIGRATE, states.RecommendationAction.EVACUATE))
 
 
 def recent_failed_migrations(db, since):
@@ -1495,4 +1495,5 @@ def recent_failed_migrations(db, since):
 
     LB does not send a VM to a target its migration to just failed (within the cool-down).
     """
-    return _latest_finished(db, since, "failed", ("live_migrate",), "target_host")
+    return _latest_finished(db, since, states.RecommendationStatus.FAILED, (states.RecommendationAction.LIVE_MIGRATE,),
+                            "target_host")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from keyvrm.db import models
+from keyvrm.model import states
 
 
 def state_of(statuses) -> Optional[str]:
@@ -14,7 +14,7 @@ def state_of(statuses) -> Optional[str]:
     of failed or cancelled ones -> ``warning``.
     """
     statuses = list(statuses)
-    if any(s not in models.RECOMMENDATION_FINAL for s in statuses):
+    if any(s not in states.RECOMMENDATION_FINAL for s in statuses):
         return None
     if all(s == "succeeded" for s in statuses):
         return "healthy"
@@ -26,4 +26,4 @@ def state_of(statuses) -> Optional[str]:
 def final_counts(statuses) -> dict:
     """How many recommendations ended in each final status, in the order succeeded, failed, cancelled."""
     statuses = list(statuses)
-    return {s: statuses.count(s) for s in models.RECOMMENDATION_FINAL if s in statuses}
+    return {s: statuses.count(s) for s in states.RECOMMENDATION_FINAL if s in statuses}

@@ -41,6 +41,7 @@ from keyvrm.executor.settings import ExecutorSettings  # noqa: F401 (the contrac
 from keyvrm.executor import watch
 from keyvrm.lifecycle import states
 from keyvrm.lifecycle import tracker
+from keyvrm.model import states as model_states
 
 LOG = logging.getLogger(__name__)
 
@@ -91,7 +92,7 @@ def run_recommendation(db, cloud, recommendation_id, *, clock, settings, notifie
         _running.add(recommendation_id)
     try:
         rec = db_api.get_recommendation(db, recommendation_id)
-        if running_here or rec["status"] in models.RECOMMENDATION_FINAL or rec["status"] == "manual_action":
+        if running_here or rec["status"] in model_states.RECOMMENDATION_FINAL or rec["status"] == "manual_action":
             return rec["status"]
         run = _Run(db, cloud, rec, clock, settings, notifier, start_order or order.StartOrder(()))
         if rec["status"] == "created":

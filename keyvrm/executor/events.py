@@ -16,11 +16,11 @@ def state_of(statuses) -> Optional[str]:
     statuses = list(statuses)
     if any(s not in states.RECOMMENDATION_FINAL for s in statuses):
         return None
-    if all(s == "succeeded" for s in statuses):
-        return "healthy"
-    if all(s == "failed" for s in statuses):
-        return "error"
-    return "warning"
+    if all(s == states.RecommendationStatus.SUCCEEDED for s in statuses):
+        return states.EventState.HEALTHY
+    if all(s == states.RecommendationStatus.FAILED for s in statuses):
+        return states.EventState.ERROR
+    return states.EventState.WARNING
 
 
 def final_counts(statuses) -> dict:

@@ -43,6 +43,7 @@ def lost_and_carried_work(db, persistence):
     db_api.set_recommendation_status(db, done, "succeeded")
     for host, event in (("h1", ha_event),):
         assert db_api.claim_hypervisor(db, host, event)
+        db_api.set_hypervisor_state(db, host, "fenced", fencing=[{"fencer": "ipmi", "confirmed": True}], event_id=event)
         db_api.set_hypervisor_state(db, host, "evacuating", event_id=event)
     db_api.lock_vm(db, "vm-run", "executor:%s:aaaa" % running)
     db_api.lock_vm(db, "vm-done", "executor:%s:bbbb" % done)

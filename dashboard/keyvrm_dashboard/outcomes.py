@@ -24,6 +24,13 @@ def outcomes_by_aggregate(cycle):
     return result
 
 
+def own_runs(latest_outcome):
+    """The runs of an aggregate's own latest outcome (API 1.2): its no-op outcomes, then its events; [] before one."""
+    if not latest_outcome:
+        return []
+    return list(latest_outcome.get('outcomes', [])) + list(latest_outcome.get('events', []))
+
+
 def outcome_text(cycle, outcomes, aggregate):
     """One line saying what KeyVRM last decided for ``aggregate``, and why; never another aggregate's reason.
 

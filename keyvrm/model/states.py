@@ -111,15 +111,11 @@ HYPERVISOR_IN_HA_RUN = (_H.FENCING, _H.FENCED, _H.EVACUATING)
 # Hosts an admin may return to service (not while an HA run fences or evacuates them).
 HYPERVISOR_RESTORABLE = (_H.FENCED, _H.MAINTENANCE, _H.ERROR)
 
-# The values a new row may start with, per field (a host without a row is ok: ``check_move`` from ok).
-INITIAL = {
-    "event.status": (_E.CREATED,),
-    "recommendation.status": (_R.CREATED, _R.MANUAL_ACTION),
-    "cycle.status": (_C.RUNNING, _C.REQUESTED),
-}
-
-# field -> {from: values it may become}. A value may be written again where a task that
-# runs twice (after an engine restart) writes it twice; a final value is never left.
+# field -> {from: values it may become}. A new row starts in the first status of its
+# field (a recommendation: created or manual_action; a cycle: running or requested; a
+# host without a row is ok). A value may be written again where a task that runs twice
+# (after an engine restart) writes it twice; a final value is never left, except that a
+# cycle's flow failing after the cycle ended records the failure.
 TRANSITIONS = {
     "event.status": {
         _E.CREATED: (_E.GENERATING, _E.GENERATED, _E.MANUAL_ACTION, _E.EXECUTING, _E.COMPLETED),
@@ -138,12 +134,12 @@ TRANSITIONS = {
     "cycle.status": {
         _C.REQUESTED: (_C.RUNNING,),
         _C.RUNNING: CYCLE_FINISHED,
-        # a flow that fails after its cycle ended (or after the sweep failed it) records the failure
         _C.COMPLETED: (_C.FAILED,), _C.SKIPPED: (_C.FAILED,), _C.FAILED: (_C.FAILED,),
     },
     "hypervisor.state": {
         # from ok: an HA run claims the host (fencing); a state recorded directly (an operator's, a
-        # host found already fenced) may be any other but restoring, which only a held host reaches
+        # host found already fenced) may be any other but restoring, which only a held host reaches.
+        # A held host becomes fencing again only when the run holding it claims it again (a re-run).
         _H.OK: (_H.OK, _H.FENCING, _H.FENCED, _H.EVACUATING, _H.MAINTENANCE, _H.ERROR),
         _H.FENCING: (_H.FENCING, _H.FENCED, _H.ERROR, _H.OK),
         _H.FENCED: (_H.FENCED, _H.FENCING, _H.EVACUATING, _H.ERROR, _H.RESTORING, _H.OK),
@@ -163,11 +159,9 @@ def sources(field, to) -> tuple:
 def check_move(field, old, new, ident=None) -> None:
     """Refuse a move of ``field`` (of row ``ident``) from ``old`` to ``new`` the table does not allow.
 
-    ``old`` None is a new row: ``new`` must be one of the field's initial values. Raises
-    ``InvalidTransition`` (a ``Conflict``) naming the field, both values and the row.
+    Raises ``InvalidTransition`` (a ``Conflict``) naming the field, both values and the row.
     """
-    allowed = INITIAL[field] if old is None else TRANSITIONS[field].get(old, ())
-    if new not in allowed:
+    if new not in TRANSITIONS[field].get(old, ()):
         raise exception.InvalidTransition(field, old, new, ident)
 
 

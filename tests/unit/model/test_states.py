@@ -5,6 +5,10 @@ import pytest
 from keyvrm import exception
 from keyvrm.model import states
 
+# What a new row starts in (``keyvrm.db``: create_event, create_recommendation, start_cycle and
+# request_cycle; a host without a row is ok).
+FIRST = {"event.status": ("created",), "recommendation.status": ("created", "manual_action"),
+         "cycle.status": ("running", "requested"), "hypervisor.state": ("ok",)}
 ENUM_OF_FIELD = {"event.status": states.EventStatus, "recommendation.status": states.RecommendationStatus,
                  "cycle.status": states.CycleStatus, "hypervisor.state": states.HypervisorState}
 
@@ -24,7 +28,7 @@ def test_the_table_names_every_value_of_its_field_and_nothing_else(field):
 
 @pytest.mark.parametrize("field", sorted(states.TRANSITIONS))
 def test_every_value_is_reachable_from_a_new_row(field):
-    reached = set(states.INITIAL.get(field, (states.HypervisorState.OK,)))
+    reached = set(FIRST[field])
     frontier = list(reached)
     while frontier:
         for to in states.TRANSITIONS[field][frontier.pop()]:
@@ -53,7 +57,6 @@ def test_a_refused_move_names_the_field_both_values_and_the_row():
     assert isinstance(caught.value, exception.Conflict) and caught.value.code == "invalid_transition"
 
 
-def test_a_new_row_starts_only_in_an_initial_value():
-    states.check_move("cycle.status", None, "requested")
+def test_an_unknown_value_can_become_nothing():
     with pytest.raises(exception.InvalidTransition):
-        states.check_move("recommendation.status", None, "running")
+        states.check_move("recommendation.status", "sleeping", "running")

@@ -75,3 +75,16 @@ class SnapshotFormatError(KeyVRMError):
     """A stored snapshot cannot be read by this version of KeyVRM."""
 
     code = "snapshot_format"
+
+
+class InvalidTransition(Conflict):
+    """A status or state may not move from its value to the one asked for (``keyvrm.model.states``)."""
+
+    code = "invalid_transition"
+
+    def __init__(self, field, old, new, ident=None):
+        of = f" of {ident}" if ident is not None else ""
+        super().__init__(f"{field}{of} cannot move from {old} to {new}")
+        self.field = field
+        self.old = old
+        self.new = new

@@ -1,9 +1,8 @@
 """An aggregate's latest outcome: why KeyVRM did or did not act on it, from its own records only."""
 
 from keyvrm_dashboard.api import keyvrm
+from keyvrm_dashboard import states
 
-# A cycle still running has not decided for every aggregate yet: never the one shown.
-FINISHED = ('completed', 'skipped')
 # A fast-path cycle judges only the aggregates of a failed host; the periodic one judges all.
 FAST_PATH = 'fast_path'
 NEWEST_CYCLES_LOOKED_AT = 10
@@ -12,7 +11,7 @@ NEWEST_CYCLES_LOOKED_AT = 10
 def latest_cycle(request):
     """The newest finished periodic cycle with its outcomes, or None when KeyVRM has not finished one yet."""
     for cycle in keyvrm.cycle_list(request, limit=NEWEST_CYCLES_LOOKED_AT):
-        if cycle.get('status') in FINISHED and cycle.get('reason_code') != FAST_PATH:
+        if cycle.get('status') in states.CYCLE_FINISHED and cycle.get('reason_code') != FAST_PATH:
             return keyvrm.cycle_get(request, cycle['id'])
     return None
 
@@ -23,6 +22,13 @@ def outcomes_by_aggregate(cycle):
     for outcome in (cycle or {}).get('outcomes', []):
         result.setdefault(outcome['aggregate_name'], []).append(outcome)
     return result
+
+
+def own_runs(latest_outcome):
+    """The runs of an aggregate's own latest outcome (API 1.2): its no-op outcomes, then its events; [] before one."""
+    if not latest_outcome:
+        return []
+    return list(latest_outcome.get('outcomes', [])) + list(latest_outcome.get('events', []))
 
 
 def outcome_text(cycle, outcomes, aggregate):

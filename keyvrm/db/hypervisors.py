@@ -17,6 +17,7 @@ import sqlalchemy as sa
 from keyvrm.db import bulk
 from keyvrm.db import models
 from keyvrm import exception
+from keyvrm.model import states
 
 H = models.Hypervisor
 HA = models.HypervisorAggregate
@@ -116,7 +117,7 @@ def _hypervisor_dict(row, current_snapshot_id):
                 fenced_at=row.fenced_at, fencing=_fencing_summary(row.fencing),
                 availability_zone=row.availability_zone, aggregates=list(row.aggregates or ()), service=service,
                 snapshot_id=row.snapshot_id if row.taken_at is not None else current_snapshot_id,
-                seen_at=row.taken_at, restorable=state in models.HYPERVISOR_RESTORABLE_STATES)
+                seen_at=row.taken_at, restorable=state in states.HYPERVISOR_RESTORABLE)
 
 
 @functools.lru_cache(maxsize=None)
@@ -169,8 +170,8 @@ def page_hypervisors(db, limit, marker=None, state=None, aggregate=None) -> list
     ``state``: KeyVRM's state (``ok`` when it holds none); ``aggregate``: hosts Nova lists
     in it. ``marker`` is a host name (it need not exist).
     """
-    if state is not None and state not in models.HYPERVISOR_STATES:
-        choices = ", ".join(models.HYPERVISOR_STATES)
+    if state is not None and state not in tuple(states.HypervisorState):
+        choices = ", ".join(states.HypervisorState)
         raise exception.InvalidField("state", "must be one of %s, got %r" % (choices, state))
     with db.reader() as session:
         rows = _select_hosts(session, limit, after=marker, state=state, aggregate=aggregate)

@@ -1,7 +1,7 @@
 """SQLAlchemy 2 models of every KeyVRM entity (SPEC sections 2, 4, 8).
 
 Times are naive UTC ``DateTime`` columns, as in other OpenStack services. Statuses are
-strings validated by ``keyvrm.db.api`` (no database ENUM types: they make migrations on
+strings (``keyvrm.model.states``) validated by ``keyvrm.db`` (no database ENUM types: they make migrations on
 PostgreSQL painful). JSON columns use SQLAlchemy's generic ``JSON`` type.
 """
 
@@ -11,25 +11,8 @@ import sqlalchemy as sa
 from sqlalchemy import orm
 
 from keyvrm.model import settings
+from keyvrm.model import states
 
-EVENT_STATUSES = ("created", "generating", "generated", "manual_action", "executing", "completed")
-EVENT_STATES = ("healthy", "warning", "error")
-EVENT_KINDS = ("HA", "LB")
-# A cycle outcome is an HA or LB run, or NOOP: the aggregate was not processed (NOOP, no marker,
-# KeyVRM disabled, HA without a declared storage mode), with that reason.
-OUTCOME_KINDS = EVENT_KINDS + ("NOOP",)
-RECOMMENDATION_ACTIONS = ("evacuate", "live_migrate", "stop")
-RECOMMENDATION_STATUSES = ("created", "manual_action", "running", "succeeded", "failed",
-                           "cancelled")
-RECOMMENDATION_FINAL = ("succeeded", "failed", "cancelled")
-OPERATION_KINDS = ("start", "prepare", "execute", "success", "retry", "error", "cleanup",
-                   "cancel")
-HYPERVISOR_STATES = ("ok", "fencing", "fenced", "evacuating", "maintenance", "error", "restoring")
-# States in which one HA run owns the host (or has given it its outcome): no other run claims it.
-HYPERVISOR_CLAIMED_STATES = ("fencing", "fenced", "evacuating", "maintenance", "error", "restoring")
-# States an admin may return to service from (not while an HA run is fencing or evacuating the host).
-HYPERVISOR_RESTORABLE_STATES = ("fenced", "maintenance", "error")
-CYCLE_STATUSES = ("running", "completed", "skipped", "failed")
 AUDIT_SCOPES = ("app", "aggregate", "hypervisor")
 
 
@@ -220,7 +203,7 @@ class Cycle(Base):
     __table_args__ = (sa.Index("cycles_started_at_idx", "started_at"),)
 
     id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
-    status = sa.Column(sa.String(16), nullable=False, default="running")
+    status = sa.Column(sa.String(16), nullable=False, default=states.CycleStatus.RUNNING.value)
     reason_code = sa.Column(sa.String(64))
     reason = sa.Column(sa.Text)
     snapshot_id = sa.Column(sa.Integer, sa.ForeignKey("region_data.id", ondelete="SET NULL"))
@@ -270,7 +253,7 @@ class Event(Base):
     aggregate_name = sa.Column(sa.String(255), nullable=False)
     kind = sa.Column(sa.String(8), nullable=False)
     marker = sa.Column(sa.String(8), nullable=False)
-    status = sa.Column(sa.String(16), nullable=False, default="created")
+    status = sa.Column(sa.String(16), nullable=False, default=states.EventStatus.CREATED.value)
     state = sa.Column(sa.String(16))
     reason_code = sa.Column(sa.String(64))
     reasons = sa.Column(sa.JSON)
@@ -334,7 +317,7 @@ class HypervisorState(Base):
     __tablename__ = "hypervisor_state"
 
     host = sa.Column(sa.String(255), primary_key=True)
-    state = sa.Column(sa.String(16), nullable=False, default="ok")
+    state = sa.Column(sa.String(16), nullable=False, default=states.HypervisorState.OK.value)
     reason = sa.Column(sa.Text)
     fencing = sa.Column(sa.JSON)  # [{fencer, confirmed, message, started_at, finished_at}]
     fenced_at = sa.Column(sa.DateTime)

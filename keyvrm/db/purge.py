@@ -27,19 +27,19 @@ from sqlalchemy import orm
 
 from keyvrm.db import models
 from keyvrm import exception
+from keyvrm.model import states
 
 TABLES = ("operations", "recommendations", "events", "cycle_outcomes", "cycles", "vm_history")
 BIND_LIMIT = 500  # ids bound in one DELETE (well under SQLite's oldest limit, 999)
-FINISHED_CYCLE = ("completed", "skipped", "failed")
 
 
 def _purgeable_events(before):
     """Events the purge may delete: completed before ``before``, no open recommendation, no host holds them."""
     event, rec, state = models.Event, orm.aliased(models.Recommendation), models.HypervisorState
     open_rec = sa.select(rec.id).where(rec.event_id == event.id,
-                                       rec.status.notin_(models.RECOMMENDATION_FINAL)).correlate(event)
+                                       rec.status.notin_(states.RECOMMENDATION_FINAL)).correlate(event)
     held = sa.select(state.host).where(state.event_id == event.id).correlate(event)
-    return sa.select(event.id).where(event.status == "completed", event.finished_at < before,
+    return sa.select(event.id).where(event.status == states.EventStatus.COMPLETED, event.finished_at < before,
                                      ~open_rec.exists(), ~held.exists())
 
 
@@ -47,7 +47,7 @@ def _purgeable_cycles(before):
     """Finished cycles begun before ``before`` that no event refers to."""
     cycle, event = models.Cycle, orm.aliased(models.Event)
     referenced = sa.select(event.id).where(event.cycle_id == cycle.id).correlate(cycle)
-    return sa.select(cycle.id).where(cycle.status.in_(FINISHED_CYCLE), cycle.started_at < before,
+    return sa.select(cycle.id).where(cycle.status.in_(states.CYCLE_FINISHED), cycle.started_at < before,
                                      ~referenced.exists())
 
 

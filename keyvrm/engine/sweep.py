@@ -40,11 +40,11 @@ import datetime
 from oslo_log import log as logging
 
 from keyvrm.db import api as db_api
-from keyvrm.db import models
 from keyvrm.engine import persistence as engine_persistence
 from keyvrm import exception
 from keyvrm.executor import runner
 from keyvrm.flows import events
+from keyvrm.model import states
 from keyvrm.planning import reasons
 
 LOG = logging.getLogger(__name__)
@@ -195,5 +195,5 @@ def _unlock_finished(db, before, swept):
             status = db_api.get_recommendation(db, rec_id)["status"]
         except exception.NotFound:
             status = None
-        if status in (None,) + models.RECOMMENDATION_FINAL and db_api.end_vm_transition(db, vm_id, owner=owner):
+        if status in (None,) + states.RECOMMENDATION_FINAL and db_api.end_vm_transition(db, vm_id, owner=owner):
             swept.vms_unlocked.append(vm_id)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from keyvrm.db import models
+from keyvrm.model import states
 
 
 def state_of(statuses) -> Optional[str]:
@@ -14,16 +14,16 @@ def state_of(statuses) -> Optional[str]:
     of failed or cancelled ones -> ``warning``.
     """
     statuses = list(statuses)
-    if any(s not in models.RECOMMENDATION_FINAL for s in statuses):
+    if any(s not in states.RECOMMENDATION_FINAL for s in statuses):
         return None
-    if all(s == "succeeded" for s in statuses):
-        return "healthy"
-    if all(s == "failed" for s in statuses):
-        return "error"
-    return "warning"
+    if all(s == states.RecommendationStatus.SUCCEEDED for s in statuses):
+        return states.EventState.HEALTHY
+    if all(s == states.RecommendationStatus.FAILED for s in statuses):
+        return states.EventState.ERROR
+    return states.EventState.WARNING
 
 
 def final_counts(statuses) -> dict:
     """How many recommendations ended in each final status, in the order succeeded, failed, cancelled."""
     statuses = list(statuses)
-    return {s: statuses.count(s) for s in models.RECOMMENDATION_FINAL if s in statuses}
+    return {s: statuses.count(s) for s in states.RECOMMENDATION_FINAL if s in statuses}

@@ -25,11 +25,14 @@ from keyvrm.executor import journal
 from keyvrm.executor import runner
 from keyvrm.executor import watch
 from keyvrm.lifecycle import tracker
+from keyvrm.model import states
 
 SHUTOFF = "SHUTOFF"
 # Fencers whose confirmation means the host's VMs are not running any more.
 POWER_FENCERS = ("ipmi", "redfish", "nova")
 DOWN_WITH_HOST = "down_with_host"
+# a stop's journal line and the recommendation status it ends in go together
+_OP, _REC = states.OperationKind, states.RecommendationStatus
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,24 +89,24 @@ def finish_evacuated_host(db, cloud, host, event_id, remaining_vm_ids, *, clock,
             cloud.disable_service(host, reason)
         except errors.DriverError as error:
             reason = "evacuated, but its compute service could not be disabled: %s" % error
-            db_api.set_hypervisor_state(db, host, "error", reason=reason, event_id=event_id)
-            return HostOutcome(host, "error", reason)
-        db_api.set_hypervisor_state(db, host, "maintenance", reason=reason, event_id=event_id)
-        return HostOutcome(host, "maintenance", reason)
+            db_api.set_hypervisor_state(db, host, states.HypervisorState.ERROR, reason=reason, event_id=event_id)
+            return HostOutcome(host, states.HypervisorState.ERROR, reason)
+        db_api.set_hypervisor_state(db, host, states.HypervisorState.MAINTENANCE, reason=reason, event_id=event_id)
+        return HostOutcome(host, states.HypervisorState.MAINTENANCE, reason)
     down_because = why_vms_are_down(db, cloud, host)
     reason = "%d VM(s) remain after the evacuation: %s" % (len(remaining), ", ".join(remaining))
     if down_because is not None:
         reason += "; down with the host (%s): no stop sent to Nova" % down_because
-        db_api.set_hypervisor_state(db, host, "error", reason=reason, event_id=event_id)
+        db_api.set_hypervisor_state(db, host, states.HypervisorState.ERROR, reason=reason, event_id=event_id)
         now = runner.as_datetime(clock.time())
         message = "left on fenced host %s by event %s; down with the host: %s" % (host, event_id, down_because)
         for vm_id in remaining:
             if not any(e["status"] == DOWN_WITH_HOST and e["message"] == message
                        for e in db_api.list_vm_history(db, vm_id)):
                 db_api.add_vm_history(db, vm_id, "stop", DOWN_WITH_HOST, now, now, message=message)
-        return HostOutcome(host, "error", reason, down_vm_ids=tuple(remaining))
+        return HostOutcome(host, states.HypervisorState.ERROR, reason, down_vm_ids=tuple(remaining))
     reason += "; stop requested (the fence left the host running)"
-    db_api.set_hypervisor_state(db, host, "error", reason=reason, event_id=event_id)
+    db_api.set_hypervisor_state(db, host, states.HypervisorState.ERROR, reason=reason, event_id=event_id)
     stops = _StopRequests(db, cloud, host, event_id, clock, timeouts)
     asked = {r["vm_id"]: r for r in db_api.list_recommendations(db, event_id=event_id) if r["action"] == "stop"}
     for vm_id in remaining:
@@ -111,7 +114,7 @@ def finish_evacuated_host(db, cloud, host, event_id, remaining_vm_ids, *, clock,
             stops.adopt(asked[vm_id])
         else:
             stops.request(vm_id)
-    return HostOutcome(host, "error", reason, tuple(stops.follow(poll_interval_s)))
+    return HostOutcome(host, states.HypervisorState.ERROR, reason, tuple(stops.follow(poll_interval_s)))
 
 
 class _StopRequests:
@@ -126,7 +129,7 @@ class _StopRequests:
     def _end(self, vm_id, rec_id, log, attempt_kind, status, message, error=None, started=None):
         log.write(attempt_kind, 1, message, error=error, started_s=started)
         db_api.set_recommendation_status(self.db, rec_id, status,
-                                         reason=None if status == "succeeded" else message)
+                                         reason=None if status == _REC.SUCCEEDED else message)
         self.done.append(StopOutcome(vm_id, rec_id, status, message))
 
     def request(self, vm_id):
@@ -139,15 +142,15 @@ class _StopRequests:
     def adopt(self, rec):
         """Take up a stop this event asked for before a restart: its outcome, or follow it again."""
         vm_id, rec_id = rec["vm_id"], rec["id"]
-        if rec["status"] == "created":
+        if rec["status"] == _REC.CREATED:
             return self._ask(vm_id, rec_id)
-        if rec["status"] != "running":
+        if rec["status"] != _REC.RUNNING:
             self.done.append(StopOutcome(vm_id, rec_id, rec["status"], rec["reason"] or rec["status"]))
             return
         log = journal.Journal(self.db, rec_id, self.clock)
         state = db_api.get_vm_state(self.db, vm_id)
         if not (state["locked"] and (state["lock_owner"] or "").startswith(runner.owner_prefix(rec_id))):
-            return self._end(vm_id, rec_id, log, "error", "failed", "the VM's lock was released while the "
+            return self._end(vm_id, rec_id, log, _OP.ERROR, _REC.FAILED, "the VM's lock was released while the "
                              "engine was down; the stop is not followed any more")
         # began at deadline - timeout, on the injected clock that set the deadline
         started_at = state["deadline_at"] - datetime.timedelta(seconds=self.timeouts["stopping"])
@@ -163,11 +166,11 @@ class _StopRequests:
                                        runner.as_datetime(started), self.timeouts,
                                        desired_status=SHUTOFF, recommendation_id=rec_id)
         except exception.VMLocked as locked:
-            log.write("cancel", 0, str(locked), started_s=started)
-            db_api.set_recommendation_status(self.db, rec_id, "cancelled", reason=str(locked))
-            self.done.append(StopOutcome(vm_id, rec_id, "cancelled", str(locked)))
+            log.write(_OP.CANCEL, 0, str(locked), started_s=started)
+            db_api.set_recommendation_status(self.db, rec_id, _REC.CANCELLED, reason=str(locked))
+            self.done.append(StopOutcome(vm_id, rec_id, _REC.CANCELLED, str(locked)))
             return
-        db_api.set_recommendation_status(self.db, rec_id, "running")
+        db_api.set_recommendation_status(self.db, rec_id, _REC.RUNNING)
         log.write("start", 0, "stop of VM %s left on %s" % (vm_id, self.host), started_s=started)
         try:
             self.cloud.stop_server(vm_id)
@@ -176,13 +179,13 @@ class _StopRequests:
             if error.status_code == 409 and "vm_state stopped" in str(error):
                 tracker.finish(self.db, transition, now, True, self.host, SHUTOFF,
                                message="already stopped")
-                return self._end(vm_id, rec_id, log, "success", "succeeded", "VM already SHUTOFF",
+                return self._end(vm_id, rec_id, log, _OP.SUCCESS, _REC.SUCCEEDED, "VM already SHUTOFF",
                                  started=started)
             tracker.not_delivered(self.db, transition, now, error)
-            return self._end(vm_id, rec_id, log, "error", "failed", "stop refused", error, started)
+            return self._end(vm_id, rec_id, log, _OP.ERROR, _REC.FAILED, "stop refused", error, started)
         except errors.DriverError as error:
             tracker.not_delivered(self.db, transition, runner.as_datetime(self.clock.time()), error)
-            return self._end(vm_id, rec_id, log, "error", "failed", "stop not delivered", error,
+            return self._end(vm_id, rec_id, log, _OP.ERROR, _REC.FAILED, "stop not delivered", error,
                              started)
         log.write("execute", 1, "stop accepted", started_s=started)
         self.pending[vm_id] = (rec_id, log, transition, started)
@@ -203,11 +206,11 @@ class _StopRequests:
                 now = self.clock.time()
                 if cancel:
                     tracker.not_delivered(self.db, transition, runner.as_datetime(now), "cancelled: %s" % cancel)
-                    self._end(vm_id, rec_id, log, "cancel", "cancelled", cancel, started=started)
+                    self._end(vm_id, rec_id, log, _OP.CANCEL, _REC.CANCELLED, cancel, started=started)
                 elif vm is not None and vm.status == SHUTOFF and vm.task_state is None:
                     tracker.finish(self.db, transition, runner.as_datetime(now), True, vm.host,
                                    vm.status, message="stopped")
-                    self._end(vm_id, rec_id, log, "success", "succeeded", "VM SHUTOFF on %s" % vm.host,
+                    self._end(vm_id, rec_id, log, _OP.SUCCESS, _REC.SUCCEEDED, "VM SHUTOFF on %s" % vm.host,
                               started=started)
                 elif now >= runner.as_posix(transition.deadline_at):
                     seen = "%s/%s" % (vm.status, vm.task_state) if vm is not None else "unknown"
@@ -215,7 +218,7 @@ class _StopRequests:
                     tracker.finish(self.db, transition, runner.as_datetime(now), False,
                                    vm.host if vm else None, vm.status if vm else None,
                                    message=message)
-                    self._end(vm_id, rec_id, log, "error", "failed", message, started=started)
+                    self._end(vm_id, rec_id, log, _OP.ERROR, _REC.FAILED, message, started=started)
                 else:
                     continue
                 del self.pending[vm_id]

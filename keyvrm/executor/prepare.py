@@ -11,10 +11,11 @@ from typing import Optional
 
 from keyvrm.drivers import errors
 from keyvrm.model import snapshot as m
+from keyvrm.model import states
 from keyvrm.planning import storage
 
 # KeyVRM states of a source host whose fence was confirmed (set by the HAFlow after fence_host).
-FENCED_STATES = ("fenced", "evacuating")
+FENCED_STATES = (states.HypervisorState.FENCED, states.HypervisorState.EVACUATING)
 
 # Nova's vm_states that allow each action (API checks of evacuate and os-migrateLive).
 ALLOWED_STATUSES = {

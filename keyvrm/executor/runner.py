@@ -41,6 +41,7 @@ from keyvrm.executor.settings import ExecutorSettings  # noqa: F401 (the contrac
 from keyvrm.executor import watch
 from keyvrm.lifecycle import states
 from keyvrm.lifecycle import tracker
+from keyvrm.model import states as model_states
 
 LOG = logging.getLogger(__name__)
 
@@ -91,10 +92,11 @@ def run_recommendation(db, cloud, recommendation_id, *, clock, settings, notifie
         _running.add(recommendation_id)
     try:
         rec = db_api.get_recommendation(db, recommendation_id)
-        if running_here or rec["status"] in models.RECOMMENDATION_FINAL or rec["status"] == "manual_action":
+        if running_here or rec["status"] in model_states.RECOMMENDATION_FINAL \
+                or rec["status"] == model_states.RecommendationStatus.MANUAL_ACTION:
             return rec["status"]
         run = _Run(db, cloud, rec, clock, settings, notifier, start_order or order.StartOrder(()))
-        if rec["status"] == "created":
+        if rec["status"] == model_states.RecommendationStatus.CREATED:
             return run.start()
         return run.resume()
     finally:
@@ -183,10 +185,10 @@ class _Run:
                          self.rec["vm_id"])
                 return self._status()
             reason = str(locked)
-            self.journal.write("cancel", 0, reason, started_s=started)
-            return self._set_status("cancelled", reason)
+            self.journal.write(model_states.OperationKind.CANCEL, 0, reason, started_s=started)
+            return self._set_status(model_states.RecommendationStatus.CANCELLED, reason)
         try:
-            db_api.set_recommendation_status(self.db, self.rec["id"], "running")
+            db_api.set_recommendation_status(self.db, self.rec["id"], model_states.RecommendationStatus.RUNNING)
         except exception.Conflict:
             # It ended (or was cancelled) between our read and our lock: leave it be.
             db_api.end_vm_transition(self.db, self.rec["vm_id"], owner=self.owner)
@@ -242,9 +244,9 @@ class _Run:
         running_again = not (self.rec["action"] == "evacuate" and self.was_active) or \
             (vm is not None and vm.status == ACTIVE)
         if at_target and running_again:
-            self.journal.write("success", done.attempt, "after a restart: VM found %s on the "
+            self.journal.write(model_states.OperationKind.SUCCESS, done.attempt, "after a restart: VM found %s on the "
                                "target %s" % (vm.status, vm.host))
-            return self._set_status("succeeded")
+            return self._set_status(model_states.RecommendationStatus.SUCCEEDED)
         where = vm.host if vm is not None else "nowhere"
         return self._fail(done.attempt, None, None, "the VM's lock was released while the run was "
                           "down (lifecycle timeout or manual unlock); VM is on %s" % where,
@@ -376,8 +378,8 @@ class _Run:
                        message=message)
         if self.rec["action"] == "evacuate" and self.was_active and vm.status != ACTIVE:
             return self._start_after_evacuation(attempt)
-        self.journal.write("success", attempt, message, started_s=started)
-        return self._set_status("succeeded")
+        self.journal.write(model_states.OperationKind.SUCCESS, attempt, message, started_s=started)
+        return self._set_status(model_states.RecommendationStatus.SUCCEEDED)
 
     def _start_after_evacuation(self, attempt):
         """Start the evacuated VM that was running before, as its own lifecycle action."""
@@ -412,28 +414,28 @@ class _Run:
             message = "VM ACTIVE on the target %s" % vm.host
             tracker.finish(self.db, self.transition, self._now(), True, vm.host, vm.status,
                            message=message)
-            self.journal.write("success", attempt, message, started_s=started)
-            return self._set_status("succeeded")
+            self.journal.write(model_states.OperationKind.SUCCESS, attempt, message, started_s=started)
+            return self._set_status(model_states.RecommendationStatus.SUCCEEDED)
         status = "%s/%s" % (vm.status, vm.task_state) if vm is not None else "unknown"
         return self._fail(attempt, failure, None, "evacuated to %s, but not ACTIVE by the "
                           "starting timeout (status %s)" % (self.rec["target_host"], status))
 
     def _cancel(self, attempt, reason, started=None):
-        self.journal.write("cancel", attempt, reason, started_s=started)
+        self.journal.write(model_states.OperationKind.CANCEL, attempt, reason, started_s=started)
         tracker.not_delivered(self.db, self.transition, self._now(), "cancelled: %s" % reason)
-        return self._set_status("cancelled", reason)
+        return self._set_status(model_states.RecommendationStatus.CANCELLED, reason)
 
     def _fail(self, attempt, failure, verdict, reason, finish_transition=True):
         """Give up: journal the error, end the transition as failed, alert."""
         error = failure.message if failure is not None else None
-        self.journal.write("error", attempt, "giving up: %s" % reason, error=error)
+        self.journal.write(model_states.OperationKind.ERROR, attempt, "giving up: %s" % reason, error=error)
         if finish_transition and self.transition is not None:
             vm = self._observed()
             tracker.finish(self.db, self.transition, self._now(), False,
                            vm.host if vm else None, vm.status if vm else None,
                            message="%s%s" % (reason, ": %s" % error if error else ""))
-        status = self._set_status("failed", reason)
-        if status == "failed":
+        status = self._set_status(model_states.RecommendationStatus.FAILED, reason)
+        if status == model_states.RecommendationStatus.FAILED:
             self._alert(attempt, error, verdict, reason)
         return status
 

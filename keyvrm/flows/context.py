@@ -6,9 +6,9 @@ import collections
 import threading
 
 from keyvrm.db import api as db_api
-from keyvrm.db import models
 from keyvrm.model import slices
 from keyvrm.model import snapshot as m
+from keyvrm.model import states
 
 # Per snapshot (the newest few a flow of this process read): the slices decoded or cut so
 # far, and the slicer of the newest one this process harvested (it holds a whole snapshot).
@@ -74,8 +74,8 @@ def busy_now(db, busy_hosts, busy_vms, own_event_id: str) -> m.BusySet:
     The run's own recommendations do not count (a task re-run after a crash re-plans them).
     """
     hosts, vms = set(busy_hosts or ()), set(busy_vms or ())
-    for status in models.RECOMMENDATION_STATUSES:
-        if status in models.RECOMMENDATION_FINAL:
+    for status in states.RecommendationStatus:
+        if status in states.RECOMMENDATION_FINAL:
             continue
         for rec in db_api.list_recommendations(db, status=status):
             if rec["event_id"] != own_event_id:

@@ -22,11 +22,12 @@ from typing import Iterable, Optional
 from keyvrm.db import api as db_api
 from keyvrm.executor import events as executor_events
 from keyvrm.model import reason_list
+from keyvrm.model import states
 from keyvrm.planning import reasons as reason_codes
 
 PER_CODE = reason_list.DEFAULT_PER_CODE
 DEFAULT_MAX_REJECTED_HOSTS = 100  # [engine] max_rejected_hosts
-_STATE_RANK = {"healthy": 0, "warning": 1, "error": 2}
+_STATE_RANK = {states.EventState.HEALTHY: 0, states.EventState.WARNING: 1, states.EventState.ERROR: 2}
 
 
 def open_event(db, cycle_id, aggregate, kind, marker, snapshot_id) -> str:
@@ -34,7 +35,7 @@ def open_event(db, cycle_id, aggregate, kind, marker, snapshot_id) -> str:
     for event in db_api.list_events(db, aggregate_name=aggregate, kind=kind, cycle_id=cycle_id):
         return event["id"]
     event_id = db_api.create_event(db, aggregate, kind, marker, cycle_id=cycle_id, snapshot_id=snapshot_id)
-    db_api.set_event_status(db, event_id, "generating")
+    db_api.set_event_status(db, event_id, states.EventStatus.GENERATING)
     return event_id
 
 
@@ -86,7 +87,8 @@ def add_reasons(db, event_id, found: Iterable, status: Optional[str] = None,
 def complete_event(db, event_id, state: str, found: Iterable = (),
                    max_rejected_hosts: int = DEFAULT_MAX_REJECTED_HOSTS) -> None:
     """Complete an event that created nothing, in ``state``, with its reasons (one transaction)."""
-    add_reasons(db, event_id, found, status="completed", max_rejected_hosts=max_rejected_hosts, state=state)
+    add_reasons(db, event_id, found, status=states.EventStatus.COMPLETED, max_rejected_hosts=max_rejected_hosts,
+                state=state)
 
 
 def settle(db, event_id, at_least: Optional[str] = None) -> Optional[str]:
@@ -105,7 +107,7 @@ def settle(db, event_id, at_least: Optional[str] = None) -> Optional[str]:
             return None
         counts = executor_events.final_counts(statuses)
         listed = with_reasons(stored, [reason_codes.recommendations_final(counts)])
-        floor = "error" if listed.first_code in reason_codes.ERROR_CODES else at_least
+        floor = states.EventState.ERROR if listed.first_code in reason_codes.ERROR_CODES else at_least
         if floor is not None and _STATE_RANK[floor] > _STATE_RANK[state]:
             state = floor
         return state, listed.first_code, listed.to_json()

@@ -20,6 +20,7 @@ from keyvrm.flows import master
 from keyvrm.flows import steps
 from keyvrm.harvest import fast
 from keyvrm.model import slices
+from keyvrm.model import states
 
 LOG = logging.getLogger(__name__)
 FAST_PATH = "fast_path"
@@ -38,7 +39,8 @@ class StartFastCycle(steps.FlowTask):
     def revert(self, result=None, flow_failures=None, **kwargs):
         if isinstance(result, int):
             why = "; ".join(str(f.exception) for f in (flow_failures or {}).values()) or "FastFlow failed"
-            db_api.finish_cycle(self.resources.db, result, "failed", reason_code="flow_failed", reason=why[:2000])
+            db_api.finish_cycle(self.resources.db, result, states.CycleStatus.FAILED, reason_code="flow_failed",
+                                reason=why[:2000])
 
 
 class HarvestSuspects(steps.FlowTask):
@@ -82,18 +84,18 @@ class FinishFastCycle(steps.FlowTask):
     def execute(self, enabled, cycle_id, hosts, snapshot_id, fast_aggregates, aggregate_flows):
         db = self.resources.db
         if not enabled:
-            return "skipped"
+            return states.CycleStatus.SKIPPED
         if snapshot_id is None:
-            db_api.finish_cycle(db, cycle_id, "skipped", reason_code=NO_SNAPSHOT,
+            db_api.finish_cycle(db, cycle_id, states.CycleStatus.SKIPPED, reason_code=NO_SNAPSHOT,
                                 reason="fast path for %s: no snapshot of the region holds them yet; the periodic "
                                        "cycle judges them" % ", ".join(sorted(hosts)))
-            return "skipped"
+            return states.CycleStatus.SKIPPED
         text = "fast path for %s: HA of %s judged (%d flow(s) started, %d quiet)" % (
             ", ".join(sorted(hosts)), ", ".join(fast_aggregates), len(aggregate_flows.get("flows") or {}),
             aggregate_flows.get("quiet", 0))
-        db_api.finish_cycle(db, cycle_id, "completed", reason_code=FAST_PATH, reason=text[:8000],
+        db_api.finish_cycle(db, cycle_id, states.CycleStatus.COMPLETED, reason_code=FAST_PATH, reason=text[:8000],
                             snapshot_id=snapshot_id)
-        return "completed"
+        return states.CycleStatus.COMPLETED
 
 
 def build(resources, **store):

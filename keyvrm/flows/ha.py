@@ -34,6 +34,7 @@ from keyvrm.flows import harvest
 from keyvrm.flows import lb
 from keyvrm.flows import recommend
 from keyvrm.flows import steps
+from keyvrm.model import states
 from keyvrm.planning import ha as ha_planning
 from keyvrm.planning import reasons
 
@@ -102,7 +103,7 @@ class DetectFailures(steps.FlowTask):
                 found.append(reasons.already_handled(host, db_api.get_hypervisor_state(res.db, host)["state"]))
         if not to_fence:
             state = reasons.state_of(found)
-            if state == "healthy" and reasons.nothing_to_do(found):  # the cycle says so, no event
+            if state == states.EventState.HEALTHY and reasons.nothing_to_do(found):  # the cycle says so, no event
                 code, listed = events.describe(found)
                 db_api.record_cycle_outcome(res.db, cycle_id, aggregate, "HA", code, listed,
                                             models.as_stored_time(snapshot.taken_at))
@@ -133,33 +134,34 @@ class FenceHosts(steps.FlowTask):
             outcome = step.fence_host(host, app_config, clock=res.clock.time, **kwargs)
             record = [dataclasses.asdict(result) for result in outcome.results]
             if outcome.fenced:
-                db_api.set_hypervisor_state(res.db, host, "fenced", fencing=record, event_id=ha_event_id)
+                db_api.set_hypervisor_state(res.db, host, states.HypervisorState.FENCED, fencing=record,
+                                            event_id=ha_event_id)
                 fenced.append(host)
                 continue
             why = "; ".join("%s: %s" % (r.fencer, r.message) for r in outcome.results if not r.confirmed)
             reason = (reasons.no_fencer() if outcome.reason == step.NO_FENCER
                       else reasons.fencing_impossible(host, why or outcome.reason))
             found.append(reason)
-            db_api.set_hypervisor_state(res.db, host, "error", reason=reason.message, fencing=record or None,
-                                        event_id=ha_event_id)
+            db_api.set_hypervisor_state(res.db, host, states.HypervisorState.ERROR, reason=reason.message,
+                                        fencing=record or None, event_id=ha_event_id)
             LOG.error("aggregate %s: host %s NOT fenced, it will not be evacuated: %s",
                       aggregate, host, reason.message)
             if res.notifier is not None:
                 res.notifier.fencing_error({"host": host, "event_id": ha_event_id, "aggregate": aggregate,
                                             "reason": reason.message, "results": record})
         if not fenced:
-            events.complete_event(res.db, ha_event_id, "error", found)
+            events.complete_event(res.db, ha_event_id, states.EventState.ERROR, found)
             return []
         events.add_reasons(res.db, ha_event_id, found)
         return fenced
 
 
-def _create(res, event_id, plan, found_status="generated"):
+def _create(res, event_id, plan, found_status=states.EventStatus.GENERATED):
     events.add_reasons(res.db, event_id, plan.reasons, status=found_status,
                        max_rejected_hosts=res.conf.max_rejected_hosts)
     ids = recommend.create_recommendations(res.db, event_id, plan.moves, auto_run=True)
     if ids:
-        db_api.set_event_status(res.db, event_id, "executing")
+        db_api.set_event_status(res.db, event_id, states.EventStatus.EXECUTING)
     return ids
 
 
@@ -176,7 +178,7 @@ class PlanFirstRound(steps.FlowTask):
         snapshot = context.load_slice(res.db, snapshot_id, aggregate)
         app_config, agg_config = context.configs(res.db, aggregate)
         for host in fenced:
-            db_api.set_hypervisor_state(res.db, host, "evacuating", event_id=ha_event_id)
+            db_api.set_hypervisor_state(res.db, host, states.HypervisorState.EVACUATING, event_id=ha_event_id)
         busy = context.busy_now(res.db, busy_hosts, busy_vms, ha_event_id)
         plan = ha_planning.plan_evacuation(snapshot, app_config, agg_config, busy, fenced,
                                            allow_rebuild=res.conf.executor.allow_rebuild_local_disk,
@@ -203,7 +205,7 @@ def _target_lost(rec) -> bool:
     still on its fenced host, so round 2 re-plans it like a failed one. An operator's
     cancel ("cancelled by ...") and any other cancel are respected.
     """
-    return rec["status"] == "cancelled" and (rec.get("reason") or "").startswith(
+    return rec["status"] == states.RecommendationStatus.CANCELLED and (rec.get("reason") or "").startswith(
         "target %s " % rec["target_host"])
 
 
@@ -214,14 +216,15 @@ class PlanSecondRound(steps.FlowTask):
         super().__init__(resources, "ha_plan_round2", provides="round2_ids")
 
     def execute(self, ha_event_id, aggregate, fenced, round1_statuses, busy_hosts=(), busy_vms=()):
-        unfinished = [rec_id for rec_id, status in round1_statuses.items() if status in ("failed", "cancelled")]
+        ended_badly = (states.RecommendationStatus.FAILED, states.RecommendationStatus.CANCELLED)
+        unfinished = [rec_id for rec_id, status in round1_statuses.items() if status in ended_badly]
         if not unfinished:
             return []
         res = self.resources
         failed = {}
         for rec_id in unfinished:
             rec = db_api.get_recommendation(res.db, rec_id)
-            if rec["status"] == "failed" or _target_lost(rec):
+            if rec["status"] == states.RecommendationStatus.FAILED or _target_lost(rec):
                 failed[rec["vm_id"]] = (rec["source_host"], rec["target_host"])
         if not failed:
             return []
@@ -232,7 +235,7 @@ class PlanSecondRound(steps.FlowTask):
                                              allow_rebuild=res.conf.executor.allow_rebuild_local_disk,
                                              max_rejected_hosts=res.conf.max_rejected_hosts,
                                              heartbeat_stale_after_s=res.conf.heartbeat_stale_after_s)
-        return _create(res, ha_event_id, plan, found_status="executing")
+        return _create(res, ha_event_id, plan, found_status=states.EventStatus.EXECUTING)
 
 
 class FinishHosts(steps.FlowTask):
@@ -271,7 +274,7 @@ class CloseEvent(steps.FlowTask):
     def execute(self, ha_event_id, condemned, round1_ids, round2_ids, host_states):
         if not condemned:
             return 0  # detection already completed the event, or recorded on the cycle there was none
-        at_least = "warning" if "error" in host_states.values() else None
+        at_least = states.EventState.WARNING if states.HypervisorState.ERROR in host_states.values() else None
         events.settle(self.resources.db, ha_event_id, at_least=at_least)
         return len(round1_ids) + len(round2_ids)
 

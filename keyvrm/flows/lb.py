@@ -21,6 +21,7 @@ from keyvrm.flows import context
 from keyvrm.flows import events
 from keyvrm.flows import recommend
 from keyvrm.flows import steps
+from keyvrm.model import states
 from keyvrm.planning import lb as lb_planning
 from keyvrm.planning import reasons
 
@@ -86,7 +87,7 @@ class PlanBalancing(steps.FlowTask):
         if db_api.get_cycle_outcome(res.db, cycle_id, aggregate, "LB") is not None:
             return []  # a re-run: this cycle's run already recorded that it planned nothing
         own = db_api.list_events(res.db, aggregate_name=aggregate, kind="LB", cycle_id=cycle_id)
-        if own and own[0]["status"] == "completed":
+        if own and own[0]["status"] == states.EventStatus.COMPLETED:
             return []
         snapshot = context.load_slice(res.db, snapshot_id, aggregate)
         app_config, agg_config = context.configs(res.db, aggregate)
@@ -111,8 +112,8 @@ def record_plan(res, cycle_id, snapshot_id, taken_at_s, plan, app_config, agg_co
     error such as mixed HugePages, or hosts nothing could relieve).
     """
     aggregate = agg_config.name
-    state = "error" if plan.is_error else reasons.state_of(plan.reasons)
-    if not plan.moves and state == "healthy" and reasons.nothing_to_do(plan.reasons):
+    state = states.EventState.ERROR if plan.is_error else reasons.state_of(plan.reasons)
+    if not plan.moves and state == states.EventState.HEALTHY and reasons.nothing_to_do(plan.reasons):
         _record(res, cycle_id, aggregate, taken_at_s, plan.reasons)
         return []
     event_id = events.open_event(res.db, cycle_id, aggregate, "LB", agg_config.marker, snapshot_id)
@@ -121,9 +122,10 @@ def record_plan(res, cycle_id, snapshot_id, taken_at_s, plan, app_config, agg_co
         events.complete_event(res.db, event_id, state, plan.reasons, max_rejected_hosts=cap)
         return []
     auto = app_config.lb_recommendations_auto_run
-    events.add_reasons(res.db, event_id, plan.reasons, status="generated", max_rejected_hosts=cap)
+    events.add_reasons(res.db, event_id, plan.reasons, status=states.EventStatus.GENERATED, max_rejected_hosts=cap)
     ids = recommend.create_recommendations(res.db, event_id, plan.moves, auto_run=auto)
-    db_api.set_event_status(res.db, event_id, "executing" if auto else "manual_action")
+    db_api.set_event_status(res.db, event_id,
+                            states.EventStatus.EXECUTING if auto else states.EventStatus.MANUAL_ACTION)
     LOG.info("aggregate %s: %d live migration(s) recommended (%s)", aggregate, len(ids),
              "auto" if auto else "manual")
     return ids
@@ -133,7 +135,7 @@ def start_executors(res, recommendation_ids) -> list:
     """Hand each auto recommendation (``created``) to an ExecutorFlow; the ids started."""
     started = []
     for rec_id in recommendation_ids:
-        if db_api.get_recommendation(res.db, rec_id)["status"] == "created":
+        if db_api.get_recommendation(res.db, rec_id)["status"] == states.RecommendationStatus.CREATED:
             res.dispatcher.dispatch("executor", {"recommendation_id": rec_id})
             started.append(rec_id)
     return started

@@ -32,6 +32,7 @@ from keyvrm.flows import restore
 from keyvrm.flows import screen
 from keyvrm.flows import steps
 from keyvrm.model import snapshot as m
+from keyvrm.model import states
 from keyvrm.planning import gate
 from keyvrm.planning import reasons
 
@@ -71,7 +72,8 @@ class StartCycle(steps.FlowTask):
         if not isinstance(result, int):
             return
         why = "; ".join(str(f.exception) for f in (flow_failures or {}).values()) or "MasterFlow failed"
-        db_api.finish_cycle(self.resources.db, result, "failed", reason_code="flow_failed", reason=why[:2000])
+        db_api.finish_cycle(self.resources.db, result, states.CycleStatus.FAILED, reason_code="flow_failed",
+                            reason=why[:2000])
 
 
 class ReadConfig(steps.FlowTask):
@@ -88,7 +90,7 @@ class ReadConfig(steps.FlowTask):
         now_s = self.resources.clock.time()
         screen.record(db, cycle_id, [screen.outcome_of(record.config.name, "NOOP", [reason], now_s)
                                      for record in db_api.list_aggregates(db)])
-        db_api.finish_cycle(db, cycle_id, "skipped", reason_code=reason.code, reason=reason.message)
+        db_api.finish_cycle(db, cycle_id, states.CycleStatus.SKIPPED, reason_code=reason.code, reason=reason.message)
         LOG.info("cycle %s skipped: %s", cycle_id, reason.message)
         return False
 
@@ -227,7 +229,7 @@ class DispatchExecutors(steps.FlowTask):
         res = self.resources
         this_cycle = {e["id"] for e in db_api.list_events(res.db, cycle_id=cycle_id)}
         started = []
-        for rec in db_api.list_recommendations(res.db, status="created"):
+        for rec in db_api.list_recommendations(res.db, status=states.RecommendationStatus.CREATED):
             if rec["action"] == "live_migrate" and rec["event_id"] not in this_cycle:
                 res.dispatcher.dispatch("executor", {"recommendation_id": rec["id"]})
                 started.append(rec["id"])
@@ -242,7 +244,7 @@ class FinishCycle(steps.FlowTask):
 
     def execute(self, enabled, cycle_id, snapshot_id, aggregate_flows):
         if not enabled:
-            return "skipped"
+            return states.CycleStatus.SKIPPED
         db = self.resources.db
         sources = db_api.get_snapshot_summary(db, snapshot_id)["sources"]
         failed = ["%s failed: %s" % (name, status.get("error") or "no answer")
@@ -254,9 +256,9 @@ class FinishCycle(steps.FlowTask):
             processed = aggregate_flows.get("processed", len(aggregate_flows.get("flows") or {}))
             text = "every aggregate processed (%d): each run's outcome is on its event or the cycle's outcomes" \
                 % processed
-        db_api.finish_cycle(db, cycle_id, "completed", reason_code=code, reason=text[:8000] or None,
+        db_api.finish_cycle(db, cycle_id, states.CycleStatus.COMPLETED, reason_code=code, reason=text[:8000] or None,
                             snapshot_id=snapshot_id)
-        return "completed"
+        return states.CycleStatus.COMPLETED
 
 
 def build(resources, **store):

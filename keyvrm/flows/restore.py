@@ -14,6 +14,7 @@ from oslo_log import log as logging
 from keyvrm.db import api as db_api
 from keyvrm.flows import steps
 from keyvrm.model import snapshot
+from keyvrm.model import states
 
 LOG = logging.getLogger(__name__)
 
@@ -62,7 +63,7 @@ class ReturnHostsToService(steps.FlowTask):
                 LOG.warning("returning %s to service failed: %s", host, exc)
                 continue
             if not up:
-                db_api.set_hypervisor_state(res.db, host, "restoring", reason=done)
+                db_api.set_hypervisor_state(res.db, host, states.HypervisorState.RESTORING, reason=done)
                 continue
             if db_api.complete_hypervisor_restore(res.db, host, f"returned to service ({done})"):
                 LOG.info("hypervisor %s returned to service: %s", host, done)

@@ -25,6 +25,7 @@ from keyvrm.db import api as db_api
 from keyvrm.db import models
 from keyvrm.executor import runner
 from keyvrm.flows import events
+from keyvrm.model import states
 from keyvrm.planning import ha as ha_planning
 from keyvrm.planning import lb as lb_planning
 from keyvrm.planning import reasons
@@ -92,7 +93,7 @@ def screen_ha(view: CycleView, snapshot, aggregate, *, stale_after_s, max_condem
         snapshot, view.app_config, aggregate, heartbeat_stale_after_s=stale_after_s, now_s=snapshot.taken_at,
         max_condemned_share=max_condemned_share, busy=view.busy, handled=view.handled)
     found = list(detection.reasons)
-    if detection.to_fence or reasons.state_of(found) != "healthy" or not reasons.nothing_to_do(found):
+    if detection.to_fence or reasons.state_of(found) != states.EventState.HEALTHY or not reasons.nothing_to_do(found):
         return None
     return outcome_of(aggregate, "HA", found, snapshot.taken_at)
 
@@ -123,7 +124,7 @@ def screen_lb(db, view: CycleView, snapshot, agg_config, *, max_rejected_hosts, 
                                       recent_moves=view.recent_moves, recent_failures=view.recent_failures,
                                       now_s=now_s, max_rejected_hosts=max_rejected_hosts,
                                       heartbeat_stale_after_s=stale_after_s)
-    quiet = not plan.moves and not plan.is_error and reasons.state_of(plan.reasons) == "healthy" \
+    quiet = not plan.moves and not plan.is_error and reasons.state_of(plan.reasons) == states.EventState.HEALTHY \
         and reasons.nothing_to_do(plan.reasons)
     return LBScreen(outcome=outcome_of(aggregate, "LB", plan.reasons, now_s)) if quiet else LBScreen(plan=plan)
 

@@ -14,6 +14,7 @@ import dataclasses
 from typing import Optional
 
 from keyvrm.model import reason_list
+from keyvrm.model import states
 
 DISABLED = "disabled"
 NOOP = "noop"
@@ -120,8 +121,8 @@ def state_of(found) -> str:
     """The event state a run that created nothing ends in: error, warning (an alert) or healthy."""
     found = tuple(found)
     if any(reason.is_error for reason in found):
-        return "error"
-    return "warning" if any(reason.is_warning for reason in found) else "healthy"
+        return states.EventState.ERROR
+    return states.EventState.WARNING if any(reason.is_warning for reason in found) else states.EventState.HEALTHY
 
 
 def disabled() -> Reason:

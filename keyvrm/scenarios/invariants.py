@@ -24,8 +24,8 @@ from __future__ import annotations
 import collections
 
 from keyvrm.db import api as db_api
-from keyvrm.db import models
 from keyvrm.model import snapshot
+from keyvrm.model import states
 from keyvrm.simulator import compute
 
 _ALLOWED_MARKERS = {"evacuate": ("HA", "HA+LB"), "stop": ("HA", "HA+LB"), "live_migrate": ("LB", "HA+LB")}
@@ -165,7 +165,7 @@ class Invariants:
         open_by_vm = collections.Counter(r["vm_id"] for r in recommendations if r["status"] in _OPEN)
         found += ["%d unfinished recommendations for %s" % (n, vm) for vm, n in open_by_vm.items() if n > 1]
         for rec in recommendations:
-            ran = rec["status"] in models.RECOMMENDATION_FINAL and rec["attempts"]
+            ran = rec["status"] in states.RECOMMENDATION_FINAL and rec["attempts"]
             if ran and rec["id"] not in self._journal_checked:
                 self._journal_checked.add(rec["id"])
                 if not db_api.list_operations(self.h.db, rec["id"]):

@@ -10,10 +10,13 @@ from keyvrmclient import v1
 from openstack_auth import utils as auth_utils
 from openstack_dashboard.api import base
 
+from keyvrm_dashboard import reasons
+
 ClientError = v1.ClientError
 SERVICE_TYPE = v1.SERVICE_TYPE
-# The microversion the panels are written for: every page reads the shapes of this version.
-API_VERSION = "1.0"
+# The microversion the panels are written for: every page reads the shapes of this version
+# (1.2: reasons as lists, which ``reasons`` renders as text; an aggregate's own latest outcome).
+API_VERSION = "1.2"
 LB_KEYS = ("cpu", "ram", "net", "hugepages")
 
 
@@ -32,12 +35,13 @@ def availability_zone_list(request):
 
 def aggregate_list(request, availability_zone=None):
     """Every aggregate (of one zone when ``availability_zone`` is given), every page."""
-    return keyvrmclient(request).list_aggregates(availability_zone=availability_zone)
+    return [reasons.aggregate_with_reasons(a)
+            for a in keyvrmclient(request).list_aggregates(availability_zone=availability_zone)]
 
 
 def aggregate_get(request, name):
-    """One aggregate with its config, last and current event."""
-    return keyvrmclient(request).get_aggregate(name)
+    """One aggregate with its config, last and current event, and its own latest outcome."""
+    return reasons.aggregate_with_reasons(keyvrmclient(request).get_aggregate(name))
 
 
 def aggregate_load(request, name):
@@ -52,12 +56,12 @@ def aggregate_update(request, name, **changes):
 
 def event_list(request, aggregate, limit=None):
     """The events of one aggregate, newest first (one page of ``limit`` when given)."""
-    return keyvrmclient(request).list_events(aggregate=aggregate, limit=limit)
+    return [reasons.with_reason(e) for e in keyvrmclient(request).list_events(aggregate=aggregate, limit=limit)]
 
 
 def event_get(request, event_id):
     """One event with its reason and its recommendations counted by status."""
-    return keyvrmclient(request).get_event(event_id)
+    return reasons.with_reason(keyvrmclient(request).get_event(event_id))
 
 
 def recommendation_list(request, event_id):
@@ -132,4 +136,4 @@ def cycle_list(request, limit=None):
 
 def cycle_get(request, cycle_id):
     """One cycle with its per-aggregate no-op outcomes."""
-    return keyvrmclient(request).get_cycle(cycle_id)
+    return reasons.cycle_with_reasons(keyvrmclient(request).get_cycle(cycle_id))

@@ -8,12 +8,12 @@ from keyvrm.api import route
 from keyvrm.api.schemas import common
 from keyvrm.api.schemas import cycle as schema
 from keyvrm.db import api as db_api
-from keyvrm.db import models
 from keyvrm import exception
+from keyvrm.model import states
 from keyvrm.policies import cycle as policy
 
-STATUS = route.Param("status", {"type": "string", "enum": list(models.CYCLE_STATUSES)
-                                + [db_api.CYCLE_REQUESTED]}, "Only cycles of this status.")
+STATUS = route.Param("status", {"type": "string", "enum": states.values(states.CycleStatus)},
+                     "Only cycles of this status.")
 
 
 def list_cycles(call):
@@ -33,7 +33,7 @@ def show_cycle(call, cycle_id):
     cycle = db_api.get_cycle_summary(call.db, ident)
     outcomes = cycle["outcomes"]
     if call.version < microversion.OUTCOMES_OF_EVERY_AGGREGATE:  # the HA and LB runs' only
-        outcomes = [o for o in outcomes if o["kind"] in models.EVENT_KINDS]
+        outcomes = [o for o in outcomes if o["kind"] in tuple(states.EventKind)]
     cycle["outcomes"] = [reason_view.shown(o, call.version, empty_text="") for o in outcomes]
     return {"cycle": cycle}
 
@@ -42,7 +42,7 @@ def request_cycle(call):
     """Record a cycle request, then wake the engine; the cycle is read later from the list."""
     cycle_id = db_api.request_cycle(call.db, call.who)
     notified = call.notify_engine("cycle_now")
-    return route.Reply({"id": cycle_id, "status": db_api.CYCLE_REQUESTED, "engine_notified": notified},
+    return route.Reply({"id": cycle_id, "status": states.CycleStatus.REQUESTED.value, "engine_notified": notified},
                        headers={"Location": "%s/v1/cycles/%d" % (call.request.application_url, cycle_id)})
 
 

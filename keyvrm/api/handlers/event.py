@@ -5,14 +5,14 @@ from keyvrm.api import reason_view
 from keyvrm.api import route
 from keyvrm.api.schemas import event as schema
 from keyvrm.db import api as db_api
-from keyvrm.db import models
+from keyvrm.model import states
 from keyvrm.policies import event as policy
 
 FILTERS = (
     route.Param("aggregate", {"type": "string"}, "Only events of this aggregate."),
-    route.Param("kind", {"type": "string", "enum": list(models.EVENT_KINDS)}, "Only HA or LB events."),
-    route.Param("status", {"type": "string", "enum": list(models.EVENT_STATUSES)}, "Only this status."),
-    route.Param("state", {"type": "string", "enum": list(models.EVENT_STATES)}, "Only this final state."),
+    route.Param("kind", {"type": "string", "enum": states.values(states.EventKind)}, "Only HA or LB events."),
+    route.Param("status", {"type": "string", "enum": states.values(states.EventStatus)}, "Only this status."),
+    route.Param("state", {"type": "string", "enum": states.values(states.EventState)}, "Only this final state."),
     route.Param("sort_key", {"type": "string", "enum": list(db_api.EVENT_SORT_KEYS)},
                 "Sort by this field (default created_at)."),
     route.Param("sort_dir", {"type": "string", "enum": ["asc", "desc"]}, "Sort direction (default desc)."),

@@ -5,10 +5,10 @@ from keyvrm.api import route
 from keyvrm.api.schemas import hypervisor as schema
 from keyvrm.db import api as db_api
 from keyvrm.db import hypervisors as hypervisors_db
-from keyvrm.db import models
+from keyvrm.model import states
 from keyvrm.policies import hypervisor as policy
 
-STATE = route.Param("state", {"type": "string", "enum": list(models.HYPERVISOR_STATES)},
+STATE = route.Param("state", {"type": "string", "enum": states.values(states.HypervisorState)},
                     "Only hosts in this KeyVRM state.")
 AGGREGATE = route.Param("aggregate", {"type": "string", "minLength": 1}, "Only hosts of this aggregate.")
 

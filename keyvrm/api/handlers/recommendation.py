@@ -5,12 +5,12 @@ from keyvrm.api import route
 from keyvrm.api.schemas import common
 from keyvrm.api.schemas import recommendation as schema
 from keyvrm.db import api as db_api
-from keyvrm.db import models
+from keyvrm.model import states
 from keyvrm.policies import recommendation as policy
 
 FILTERS = (
     route.Param("event_id", {"type": "string"}, "Only recommendations of this event."),
-    route.Param("status", {"type": "string", "enum": list(models.RECOMMENDATION_STATUSES)},
+    route.Param("status", {"type": "string", "enum": states.values(states.RecommendationStatus)},
                 "Only this status."),
     route.Param("vm_id", {"type": "string"}, "Only recommendations for this VM."),
 )

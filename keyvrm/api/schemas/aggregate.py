@@ -50,7 +50,7 @@ def latest_outcome(version):
             "required": ["cycle_id", "cycle_status", "finished_at", "outcomes", "events"],
             "description": "the aggregate's own runs in the newest finished cycle that judged it"
                            " (never a running cycle, never another aggregate's); null before one",
-            "properties": {"cycle_id": common.INTEGER, "cycle_status": common.STRING,
+            "properties": {"cycle_id": common.INTEGER, "cycle_status": cycle.STATUS,
                            "finished_at": common.OPT_TIMESTAMP,
                            "outcomes": {"type": "array", "items": cycle.outcome(version)},
                            "events": {"type": "array", "items": event.event_item(version)}}}

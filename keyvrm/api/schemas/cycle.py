@@ -3,9 +3,10 @@
 from keyvrm.api import microversion
 from keyvrm.api.schemas import common
 from keyvrm.api.schemas import reason
-from keyvrm.db import models
+from keyvrm.model import states
 
-_FIELDS = {"id": common.INTEGER, "status": common.STRING, "reason_code": common.OPT_STRING,
+STATUS = {"type": "string", "enum": states.values(states.CycleStatus)}
+_FIELDS = {"id": common.INTEGER, "status": STATUS, "reason_code": common.OPT_STRING,
            "reason": common.OPT_STRING, "snapshot_id": common.OPT_INTEGER,
            "started_at": common.TIMESTAMP, "finished_at": common.OPT_TIMESTAMP}
 CYCLE_ITEM = common.obj(_FIELDS)
@@ -19,8 +20,8 @@ def outcome(version):
     from 1.2 also kind NOOP: why the aggregate was not processed (NOOP, no marker,
     KeyVRM disabled, HA without a storage mode).
     """
-    kinds = list(models.EVENT_KINDS) if version < microversion.OUTCOMES_OF_EVERY_AGGREGATE \
-        else list(models.OUTCOME_KINDS)
+    kinds = states.values(states.EventKind) if version < microversion.OUTCOMES_OF_EVERY_AGGREGATE \
+        else states.values(states.OutcomeKind)
     return common.obj(dict({"aggregate_name": common.STRING, "kind": {"type": "string", "enum": kinds},
                             "reason_code": common.STRING, "ran_at": common.TIMESTAMP,
                             "next_run_at": common.OPT_TIMESTAMP}, **reason.fields(version, common.STRING)))

@@ -2,14 +2,14 @@
 
 from keyvrm.api.schemas import common
 from keyvrm.api.schemas import reason
-from keyvrm.db import models
+from keyvrm.model import states
 
 _FIELDS = {
     "id": common.STRING, "aggregate_name": common.STRING,
-    "kind": {"type": "string", "enum": list(models.EVENT_KINDS)},
+    "kind": {"type": "string", "enum": states.values(states.EventKind)},
     "marker": common.STRING,
-    "status": {"type": "string", "enum": list(models.EVENT_STATUSES)},
-    "state": {"type": ["string", "null"], "enum": list(models.EVENT_STATES) + [None]},
+    "status": {"type": "string", "enum": states.values(states.EventStatus)},
+    "state": {"type": ["string", "null"], "enum": states.values(states.EventState) + [None]},
     "reason_code": dict(common.OPT_STRING, description="the most telling code of the reasons (the first)"),
     "cycle_id": common.OPT_INTEGER, "snapshot_id": common.OPT_INTEGER,
     "created_at": common.TIMESTAMP, "updated_at": common.TIMESTAMP, "finished_at": common.OPT_TIMESTAMP,

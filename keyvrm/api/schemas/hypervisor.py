@@ -1,14 +1,16 @@
 """Schemas of hypervisors as KeyVRM holds them (state, since, why, fencing) and their return to service."""
 
 from keyvrm.api.schemas import common
+from keyvrm.model import states
 
 FENCING_STEP = common.obj({"fencer": common.OPT_STRING, "confirmed": {"type": ["boolean", "null"]},
                            "message": common.OPT_STRING, "started_at": {"type": ["number", "string", "null"]},
                            "finished_at": {"type": ["number", "string", "null"]}})
 SERVICE = common.nullable(common.obj({"state": common.STRING, "status": common.STRING,
                                       "forced_down": common.BOOLEAN, "disabled_reason": common.OPT_STRING}))
+STATE = {"type": "string", "enum": states.values(states.HypervisorState)}
 HYPERVISOR_ITEM = common.obj({
-    "host": common.STRING, "state": common.STRING, "state_since": common.OPT_TIMESTAMP,
+    "host": common.STRING, "state": STATE, "state_since": common.OPT_TIMESTAMP,
     "reason": common.OPT_STRING, "event_id": common.OPT_STRING, "fenced_at": common.OPT_TIMESTAMP,
     "fencing": {"type": "array", "items": FENCING_STEP}, "availability_zone": common.OPT_STRING,
     "aggregates": {"type": "array", "items": common.STRING}, "service": SERVICE,

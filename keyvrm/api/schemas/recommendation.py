@@ -1,14 +1,14 @@
 """Schemas of recommendations (SPEC section 4) and their operations."""
 
 from keyvrm.api.schemas import common
-from keyvrm.db import models
+from keyvrm.model import states
 
 _FIELDS = {
     "id": common.STRING, "event_id": common.STRING,
-    "action": {"type": "string", "enum": list(models.RECOMMENDATION_ACTIONS)},
+    "action": {"type": "string", "enum": states.values(states.RecommendationAction)},
     "vm_id": common.STRING, "source_host": common.STRING, "target_host": common.OPT_STRING,
     "ha_round": common.OPT_INTEGER,
-    "status": {"type": "string", "enum": list(models.RECOMMENDATION_STATUSES)},
+    "status": {"type": "string", "enum": states.values(states.RecommendationStatus)},
     "load_calculation": {"type": ["object", "null"],
                          "description": "LB: source/target before/after: cpu, ram, net, syn_score"},
     "reason": common.OPT_STRING, "attempts": common.INTEGER,
@@ -22,7 +22,7 @@ ACTION = {"type": "object", "additionalProperties": False, "properties": {}}
 
 OPERATION_ITEM = common.obj({
     "id": common.INTEGER, "recommendation_id": common.STRING,
-    "kind": {"type": "string", "enum": list(models.OPERATION_KINDS)},
+    "kind": {"type": "string", "enum": states.values(states.OperationKind)},
     "attempt": common.INTEGER, "message": common.OPT_STRING, "error": common.OPT_STRING,
     "duration_s": common.OPT_NUMBER, "created_at": common.TIMESTAMP})
 OPERATIONS = common.obj({"operations": {"type": "array", "items": OPERATION_ITEM}})

@@ -17,11 +17,11 @@ from taskflow.listeners import base as listener_base
 from taskflow import states
 
 from keyvrm.db import api as db_api
-from keyvrm.db import models
 from keyvrm.demo import embedded
 from keyvrm.engine import dispatch
 from keyvrm.engine import persistence as engine_persistence
 from keyvrm.engine import sweep
+from keyvrm.model import states as model_states
 from tests.unit.flows import regions
 
 OUTAGE_S = 10.0
@@ -120,7 +120,7 @@ def assert_nothing_orphaned_nothing_twice(region):
     events = db_api.list_events(db)
     assert {e["status"] for e in events} == {"completed"}, [e for e in events if e["status"] != "completed"]
     recs = db_api.list_recommendations(db)
-    assert {r["status"] for r in recs} <= set(models.RECOMMENDATION_FINAL)
+    assert {r["status"] for r in recs} <= set(model_states.RECOMMENDATION_FINAL)
     assert db_api.list_locked_vms(db, db_api.utcnow()) == []
     evacuations = [r for r in recs if r["action"] == "evacuate"]
     assert sorted(r["vm_id"] for r in evacuations) == region.dead_vms

@@ -45,6 +45,7 @@ def lost_and_carried_work(db, persistence):
     db_api.set_recommendation_status(db, done, "succeeded")
     for host, event in (("h1", ha_event),):
         assert db_api.claim_hypervisor(db, host, event)
+        db_api.set_hypervisor_state(db, host, "fenced", fencing=[{"fencer": "ipmi", "confirmed": True}], event_id=event)
         db_api.set_hypervisor_state(db, host, "evacuating", event_id=event)
     deadline = datetime.datetime(2026, 12, 2, 16, 0, 0)
     db_api.begin_vm_transition(db, "vm-run", "executor:%s:aaaa" % running, "migrating", deadline)

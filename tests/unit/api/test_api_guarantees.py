@@ -14,6 +14,7 @@ from keyvrm.api import openapi
 from keyvrm.api import route as route_module
 from keyvrm.api import router
 from keyvrm.db import api as db_api
+from keyvrm.model import states
 from tests.unit.api import seed
 
 PATH_VALUES = {"name": "agg-a", "event_id": "ev-1", "recommendation_id": "rec-done", "vm_id": "vm-1",
@@ -127,7 +128,7 @@ class _DownEngine:
 @pytest.mark.parametrize("path, check", [
     ("/v1/recommendations/rec-manual/run",
      lambda db: db_api.get_recommendation(db, "rec-manual")["status"] == "created"),
-    ("/v1/cycles", lambda db: db_api.page_cycles(db, 1)[0]["status"] == db_api.CYCLE_REQUESTED),
+    ("/v1/cycles", lambda db: db_api.page_cycles(db, 1)[0]["status"] == states.CycleStatus.REQUESTED),
 ])
 def test_request_is_recorded_even_when_the_engine_is_down(seeded_db, path, check):
     app = seed.make_app(seeded_db, rpc=_DownEngine())

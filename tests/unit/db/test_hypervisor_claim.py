@@ -24,6 +24,9 @@ def test_the_same_event_claims_its_host_again_after_a_crash(sqlite_db):
 def test_a_host_given_its_outcome_is_not_claimed_until_it_is_back_in_service(sqlite_db):
     first, second, third = _event(sqlite_db), _event(sqlite_db), _event(sqlite_db)
     assert db_api.claim_hypervisor(sqlite_db, "cmp-1", first)
+    db_api.set_hypervisor_state(sqlite_db, "cmp-1", "fenced", fencing=[{"fencer": "ipmi", "confirmed": True}],
+                                event_id=first)
+    db_api.set_hypervisor_state(sqlite_db, "cmp-1", "evacuating", event_id=first)
     db_api.set_hypervisor_state(sqlite_db, "cmp-1", "maintenance", event_id=first)
     assert db_api.claim_hypervisor(sqlite_db, "cmp-1", second) is False
     db_api.set_hypervisor_state(sqlite_db, "cmp-1", "ok")  # an operator returned it to service

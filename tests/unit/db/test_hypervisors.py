@@ -137,6 +137,8 @@ FENCING = [{"fencer": "ipmi", "confirmed": True, "message": "off", "started_at":
 def _held_region(db):
     snapshot_id = _store(db, _snapshot(SEEN))
     for host, state in STATES.items():
+        if state == "restoring":  # only a host KeyVRM holds is returned to service
+            db_api.set_hypervisor_state(db, host, "maintenance")
         db_api.set_hypervisor_state(db, host, state, fencing=FENCING if state == "fenced" else None)
     return snapshot_id
 

@@ -4,6 +4,7 @@ from osc_lib.command import command
 
 from keyvrmclient.osc.v1 import common
 from keyvrmclient.osc.v1 import reasons
+from keyvrmclient import states
 
 LIST_COLUMNS = ("id", "status", "reason_code", "reason", "snapshot_id", "started_at", "finished_at")
 
@@ -13,7 +14,7 @@ class ListCycles(command.Lister):
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
-        parser.add_argument("--status", metavar="<status>")
+        parser.add_argument("--status", choices=states.CYCLE_STATUSES)
         common.add_paging(parser)
         return parser
 

@@ -5,6 +5,7 @@ from osc_lib.command import command
 
 from keyvrmclient.osc.v1 import common
 from keyvrmclient.osc.v1 import reasons
+from keyvrmclient import states
 from keyvrmclient import v1
 
 LIST_COLUMNS = ("id", "aggregate_name", "kind", "marker", "status", "state", "reason", "created_at")
@@ -19,9 +20,9 @@ class ListEvents(command.Lister):
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
         parser.add_argument("--aggregate", metavar="<name>")
-        parser.add_argument("--kind", choices=("HA", "LB"))
-        parser.add_argument("--status", metavar="<status>")
-        parser.add_argument("--state", choices=("healthy", "warning", "error"))
+        parser.add_argument("--kind", choices=states.EVENT_KINDS)
+        parser.add_argument("--status", choices=states.EVENT_STATUSES)
+        parser.add_argument("--state", choices=states.EVENT_STATES)
         parser.add_argument("--sort-key", metavar="<field>")
         parser.add_argument("--sort-dir", choices=("asc", "desc"))
         common.add_paging(parser)

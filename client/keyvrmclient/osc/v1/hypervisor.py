@@ -3,9 +3,9 @@
 from osc_lib.command import command
 
 from keyvrmclient.osc.v1 import common
+from keyvrmclient import states
 
 LIST_COLUMNS = ("host", "state", "state_since", "reason", "aggregates", "event_id")
-STATES = ("ok", "fencing", "fenced", "evacuating", "maintenance", "error", "restoring")
 
 
 class ListHypervisors(command.Lister):
@@ -13,7 +13,7 @@ class ListHypervisors(command.Lister):
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
-        parser.add_argument("--state", choices=STATES, help="Only hosts in this KeyVRM state.")
+        parser.add_argument("--state", choices=states.HYPERVISOR_STATES, help="Only hosts in this KeyVRM state.")
         parser.add_argument("--aggregate", metavar="<aggregate>", help="Only hosts of this aggregate.")
         common.add_paging(parser)
         return parser

@@ -3,6 +3,7 @@
 from osc_lib.command import command
 
 from keyvrmclient.osc.v1 import common
+from keyvrmclient import states
 
 LIST_COLUMNS = ("id", "event_id", "action", "vm_id", "source_host", "target_host", "status", "attempts")
 
@@ -13,7 +14,7 @@ class ListRecommendations(command.Lister):
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
         parser.add_argument("--event", dest="event_id", metavar="<event>")
-        parser.add_argument("--status", metavar="<status>")
+        parser.add_argument("--status", choices=states.RECOMMENDATION_STATUSES)
         parser.add_argument("--vm", dest="vm_id", metavar="<vm>")
         common.add_paging(parser)
         return parser

@@ -8,25 +8,21 @@ from horizon import tables
 from keyvrm_dashboard import access
 from keyvrm_dashboard.api import keyvrm
 from keyvrm_dashboard import api_errors
+from keyvrm_dashboard import states
 
-RECOMMENDATION_STATUS_COLOURS = (('succeeded', True), ('failed', False), ('cancelled', False),
-                                 ('created', None), ('manual_action', None), ('running', None))
-RECOMMENDATION_FINAL = ('succeeded', 'failed', 'cancelled')  # keyvrm.db.models: nothing changes after these
-EVENT_FINAL = ('completed',)
-CANCELLABLE = ('manual_action',)  # the issue: Run and Cancel are the operator's answer to a manual one
 LOAD_MEASURES = ('syn_score', 'cpu', 'ram', 'net')
 
 
 def recommendation_is_final(recommendation):
     """Whether a recommendation has ended (its row and journal no longer change)."""
-    return recommendation['status'] in RECOMMENDATION_FINAL
+    return recommendation['status'] in states.RECOMMENDATION_FINAL
 
 
 def event_is_final(event):
     """Whether an event and every one of its recommendations (counted by status in the event) have ended."""
     counts = event.get('recommendations') or {}
-    return event['status'] in EVENT_FINAL and all(
-        status in RECOMMENDATION_FINAL for status, count in counts.items() if count)
+    return event['status'] in states.EVENT_FINAL and all(
+        status in states.RECOMMENDATION_FINAL for status, count in counts.items() if count)
 
 
 def side_text(side):
@@ -72,7 +68,7 @@ class RunRecommendation(tables.BatchAction):
 
     def allowed(self, request, datum=None):
         """Offered only on a manual recommendation, to users who may change things."""
-        return access.may_change(request) and datum is not None and datum['status'] == 'manual_action'
+        return access.may_change(request) and datum is not None and datum['status'] == states.MANUAL_ACTION
 
     def action(self, request, obj_id):
         api_errors.called_showing_detail(request, keyvrm.recommendation_run, obj_id)
@@ -93,7 +89,7 @@ class CancelRecommendation(tables.BatchAction):
 
     def allowed(self, request, datum=None):
         """Offered only on a manual recommendation, to users who may change things."""
-        return access.may_change(request) and datum is not None and datum['status'] in CANCELLABLE
+        return access.may_change(request) and datum is not None and datum['status'] == states.MANUAL_ACTION
 
     def action(self, request, obj_id):
         api_errors.called_showing_detail(request, keyvrm.recommendation_cancel, obj_id)
@@ -115,7 +111,7 @@ class RecommendationsTable(tables.DataTable):
     move = tables.Column(move_text, verbose_name=_("Source -> target"))
     ha_round = tables.Column('ha_round', verbose_name=_("Round"), empty_value='-')
     status = tables.Column('status', verbose_name=_("Status"), status=True,
-                           status_choices=RECOMMENDATION_STATUS_COLOURS)
+                           status_choices=states.RECOMMENDATION_STATUS_COLOURS)
     attempts = tables.Column('attempts', verbose_name=_("Attempts"))
     source_load = tables.WrappingColumn(source_load, verbose_name=_("Source load before -> after"))
     target_load = tables.WrappingColumn(target_load, verbose_name=_("Target load before -> after"))

@@ -6,13 +6,7 @@ from horizon import tables
 
 from keyvrm_dashboard import access
 from keyvrm_dashboard.api import keyvrm
-
-# Event states and statuses to the colour Horizon gives them: True green, False red, None pending.
-EVENT_STATE_COLOURS = (('healthy', True), ('warning', False), ('error', False))
-EVENT_STATUS_DONE = (('completed', True), ('created', None), ('generating', None), ('generated', None),
-                     ('manual_action', None), ('executing', None))
-HOST_STATE_COLOURS = (('ok', True), ('maintenance', True), ('error', False), ('fencing', None),
-                      ('fenced', None), ('evacuating', None), ('restoring', None))
+from keyvrm_dashboard import states
 
 
 def yes_no(value):
@@ -47,7 +41,7 @@ class AggregatesTable(tables.DataTable):
     no_op_mode = tables.Column('no_op_mode', verbose_name=_("NOOP"), filters=(yes_no,))
     no_op_reason = tables.WrappingColumn('no_op_reason', verbose_name=_("NOOP reason"))
     last_state = tables.Column('last_event_state', verbose_name=_("Last event state"), status=True,
-                               status_choices=EVENT_STATE_COLOURS, empty_value=_("(none)"))
+                               status_choices=states.EVENT_STATE_COLOURS, empty_value=_("(none)"))
     last_outcome = tables.WrappingColumn('last_outcome', verbose_name=_("Last outcome"))
     hosts = tables.WrappingColumn('hosts', verbose_name=_("Hosts"), filters=(', '.join,))
 
@@ -73,7 +67,7 @@ class EventRow(tables.Row):
 class EventsTable(tables.DataTable):
     id = tables.Column('id', verbose_name=_("ID"), link=event_url)
     kind = tables.Column('kind', verbose_name=_("Kind"))
-    status = tables.Column('status', verbose_name=_("Status"), status=True, status_choices=EVENT_STATUS_DONE)
+    status = tables.Column('status', verbose_name=_("Status"), status=True, status_choices=states.EVENT_STATUS_DONE)
     marker = tables.Column('marker', verbose_name=_("Marker"))
     state = tables.Column('state', verbose_name=_("State"), empty_value='-')
     reason = tables.WrappingColumn('reason', verbose_name=_("Reason"), empty_value='')
@@ -92,7 +86,7 @@ class EventsTable(tables.DataTable):
 class AggregateHostsTable(tables.DataTable):
     host = tables.Column('host', verbose_name=_("Host"))
     state = tables.Column('state', verbose_name=_("KeyVRM state"), status=True,
-                          status_choices=HOST_STATE_COLOURS)
+                          status_choices=states.HOST_STATE_COLOURS)
     since = tables.Column('state_since', verbose_name=_("Since"), empty_value='-')
     reason = tables.WrappingColumn('reason', verbose_name=_("Why"), empty_value='')
 

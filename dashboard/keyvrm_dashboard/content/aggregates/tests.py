@@ -14,7 +14,7 @@ EDIT_URL = reverse('horizon:admin:keyvrm_aggregates:edit', args=['agg-a'])
 DETAIL_URL = reverse('horizon:admin:keyvrm_aggregates:detail', args=['agg-a'])
 EVENT_URL = reverse('horizon:admin:keyvrm_aggregates:event', args=['ev-1'])
 INDEX_CALLS = ['aggregate_list', 'hypervisor_list', 'cycle_list', 'cycle_get', 'availability_zone_list']
-DETAIL_CALLS = ['aggregate_get', 'aggregate_load', 'event_list', 'hypervisor_list', 'cycle_list', 'cycle_get']
+DETAIL_CALLS = ['aggregate_get', 'aggregate_load', 'event_list', 'hypervisor_list']
 SUMMARY_URL = reverse('horizon:admin:keyvrm_aggregates:event_summary', args=['ev-1']) + '?shown=2'
 JOURNAL_URL = reverse('horizon:admin:keyvrm_aggregates:event_journal', args=['ev-1', 'rec-manual'])
 EVENT_CALLS = ['event_get', 'recommendation_list', 'operation_list', 'recommendation_run',
@@ -137,8 +137,6 @@ class AdminAggregatesTests(IndexAnswers, kv_helpers.AdminTestCase):
         self.mock_aggregate_load.return_value = data.copied(data.NO_SNAPSHOT_LOAD)
         self.mock_event_list.return_value = [data.copied(data.EVENT)]
         self.mock_hypervisor_list.return_value = data.copied(data.HYPERVISORS)
-        self.mock_cycle_list.return_value = [{'id': 7, 'status': 'completed'}]
-        self.mock_cycle_get.return_value = data.copied(data.CYCLE)
         res = self.client.get(reverse('horizon:admin:keyvrm_aggregates:detail', args=['agg-b']))
         self.assertTemplateUsed(res, 'admin/keyvrm_aggregates/detail.html')
         self.assertContains(res, 'aggregate in NOOP: maintenance CHG-42')
@@ -149,13 +147,25 @@ class AdminAggregatesTests(IndexAnswers, kv_helpers.AdminTestCase):
         self.assertContains(res, 'No snapshot yet')
         self.assertNotContains(res, 'id="keyvrm-load-chart"')
 
+    @helpers.create_mocks({keyvrm: DETAIL_CALLS})
+    def test_detail_shows_the_aggregates_own_latest_outcome_from_the_api_and_reads_no_cycle(self):
+        latest = {'cycle_id': 9, 'cycle_status': 'completed', 'finished_at': '2026-12-04T00:20:02Z',
+                  'outcomes': [dict(data.copied(data.CYCLE['outcomes'][0]), aggregate_name='agg-b', kind='NOOP')],
+                  'events': []}
+        self.mock_aggregate_get.return_value = dict(data.copied(data.NOOP_AGGREGATE), latest_outcome=latest)
+        self.mock_aggregate_load.return_value = data.copied(data.NO_SNAPSHOT_LOAD)
+        self.mock_event_list.return_value = []
+        self.mock_hypervisor_list.return_value = data.copied(data.HYPERVISORS)
+        res = self.client.get(reverse('horizon:admin:keyvrm_aggregates:detail', args=['agg-b']))
+        self.assertContains(res, 'Cycle 9 (completed, 2026-12-04T00:20:02Z)')
+        self.assertContains(res, '<strong>NOOP</strong> noop: aggregate in NOOP: maintenance CHG-42', html=False)
+
     def detail_with_load(self, load):
         """agg-b's page (no events, no cycle) with ``load`` as the API's per-host load."""
         self.mock_aggregate_get.return_value = data.copied(data.NOOP_AGGREGATE)
         self.mock_aggregate_load.return_value = data.copied(load)
         self.mock_event_list.return_value = []
         self.mock_hypervisor_list.return_value = data.copied(data.HYPERVISORS)
-        self.mock_cycle_list.return_value = []
         return self.client.get(reverse('horizon:admin:keyvrm_aggregates:detail', args=['agg-b']))
 
     @helpers.create_mocks({keyvrm: DETAIL_CALLS})
@@ -386,4 +396,4 @@ class RegionTests(kv_helpers.ReaderTestCase):
 
     def test_client_asks_for_the_microversion_the_panels_are_written_for(self):
         client = keyvrm.keyvrmclient(self.request)
-        self.assertEqual('1.0', client.api_version)  # pinned: no negotiation request
+        self.assertEqual('1.2', client.api_version)  # pinned: no negotiation request

@@ -101,15 +101,10 @@ class DetailView(tables.MultiTableView):
         context = super().get_context_data(**kwargs)
         aggregate = self.aggregate()
         context['aggregate'] = aggregate
-        try:
-            cycle = outcomes.latest_cycle(self.request)
-        except Exception:
-            exceptions.handle(self.request, _("Unable to retrieve the latest cycle."))
-            cycle = None
-        mine = outcomes.outcomes_by_aggregate(cycle).get(aggregate['name'], [])
-        context['cycle'] = cycle
-        context['outcomes'] = mine
-        context['outcome_text'] = outcomes.outcome_text(cycle, mine, aggregate)
+        latest = aggregate.get('latest_outcome')
+        context['latest'] = latest
+        context['outcomes'] = outcomes.own_runs(latest)
+        context['outcome_text'] = outcomes.outcome_text(None, [], aggregate)
         context['load'], context['load_chart'] = self.load_chart(aggregate['name'])
         context['load_hugepages'] = bool(context['load']) and charts.has_hugepages(context['load']['hosts'])
         return context

@@ -8,7 +8,7 @@ from horizon import tables
 from keyvrm_dashboard import access
 from keyvrm_dashboard.api import keyvrm
 from keyvrm_dashboard import api_errors
-from keyvrm_dashboard.content.aggregates import tables as aggregate_tables
+from keyvrm_dashboard import states
 
 
 def service_text(datum):
@@ -55,7 +55,7 @@ class HypervisorsTable(tables.DataTable):
     availability_zone = tables.Column('availability_zone', verbose_name=_("Availability zone"), empty_value='-')
     aggregates = tables.Column('aggregates', verbose_name=_("Aggregates"), filters=(', '.join,))
     state = tables.Column('state', verbose_name=_("KeyVRM state"), status=True,
-                          status_choices=aggregate_tables.HOST_STATE_COLOURS)
+                          status_choices=states.HOST_STATE_COLOURS)
     since = tables.Column('state_since', verbose_name=_("Since"), empty_value='-')
     reason = tables.WrappingColumn('reason', verbose_name=_("Why"), empty_value='')
     event = tables.Column('event_id', verbose_name=_("Event"), link=event_link, empty_value='-')

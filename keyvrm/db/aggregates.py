@@ -1,0 +1,185 @@
+"""Host aggregates KeyVRM knows: their business config, their sync with Nova, and their API summaries."""
+
+import dataclasses
+
+import sqlalchemy as sa
+
+from keyvrm.db import common
+from keyvrm.db import config
+from keyvrm.db import events as events_db
+from keyvrm.db import models
+from keyvrm import exception
+from keyvrm.model import settings
+from keyvrm.model import states
+
+
+def _aggregate_config_from_row(row):
+    return settings.AggregateConfig(
+        name=row.name, marker=row.marker, no_op_mode=row.no_op_mode,
+        no_op_reason=row.no_op_reason, lb_period=row.lb_period, lb_weights=dict(row.lb_weights),
+        lb_overload_threshold=row.lb_overload_threshold,
+        lb_target_max_load=row.lb_target_max_load, lb_ceilings=dict(row.lb_ceilings),
+        storage_mode=row.storage_mode)
+
+
+def _aggregate_row(session, name, lock=False):
+    query = sa.select(models.AggregateConfig).where(models.AggregateConfig.name == name)
+    row = session.execute(query.with_for_update() if lock else query).scalar_one_or_none()
+    if row is None:
+        raise exception.NotFound(f"aggregate {name!r} is not known to KeyVRM")
+    return row
+
+
+def get_aggregate_config(db, name):
+    """The business config of one aggregate (``NotFound`` if KeyVRM never saw it)."""
+    with db.reader() as session:
+        return _aggregate_config_from_row(_aggregate_row(session, name))
+
+
+@dataclasses.dataclass(frozen=True)
+class AggregateRecord:
+    """An aggregate as KeyVRM lists it: its config plus Nova identity and deletion mark."""
+
+    config: settings.AggregateConfig
+    nova_id: int
+    availability_zone: str
+    deleted: bool
+
+
+def list_aggregates(db, availability_zone=None, include_deleted=False):
+    """Aggregates KeyVRM knows, by name; optionally one AZ's, optionally with deleted ones."""
+    query = sa.select(models.AggregateConfig).order_by(models.AggregateConfig.name)
+    if availability_zone is not None:
+        query = query.where(models.AggregateConfig.availability_zone == availability_zone)
+    if not include_deleted:
+        query = query.where(models.AggregateConfig.deleted.is_(False))
+    with db.reader() as session:
+        return [AggregateRecord(_aggregate_config_from_row(r), r.nova_id, r.availability_zone,
+                                r.deleted)
+                for r in session.execute(query).scalars()]
+
+
+def update_aggregate_config(db, name, changes, changed_by, request_id=None):
+    """Apply ``changes`` to one aggregate's config if valid as a whole; audit each change.
+
+    The row is locked while the cross-field rules are checked (``SELECT ... FOR UPDATE``),
+    so concurrent changes are judged one after another and each audit's old value is the
+    value it replaced. ``lb_weights`` and ``lb_ceilings`` are merged into the stored ones
+    (JSON Merge Patch, RFC 7396: keys not given keep their value; a null ceiling is none).
+    """
+    if not changed_by:
+        raise exception.InvalidField("changed_by", "who makes the change must be known")
+    with db.writer() as session:
+        row = _aggregate_row(session, name, lock=True)
+        before = _aggregate_config_from_row(row)
+        for field in ("lb_weights", "lb_ceilings"):
+            if isinstance(changes.get(field), dict):
+                changes = dict(changes, **{field: dict(getattr(before, field), **changes[field])})
+        after = settings.validate_aggregate_config(before, changes)
+        fields = settings.AGGREGATE_CONFIG_FIELDS
+        for field in config.audit(session, "aggregate", name, before, after, fields, changed_by,
+                                  request_id):
+            setattr(row, field, getattr(after, field))
+        return after
+
+
+@dataclasses.dataclass(frozen=True)
+class AggregateSync:
+    """What one sync with Nova changed: names created, marked deleted, and restored."""
+
+    created: tuple
+    deleted: tuple
+    restored: tuple
+
+
+def sync_aggregates(db, aggregates, now=None):
+    """Make ``aggregate_config`` follow Nova's aggregates (snapshot ``Aggregate`` objects).
+
+    New aggregates start NOOP; ones Nova no longer has are marked deleted (their rows,
+    events and audit stay); an aggregate that comes back is un-deleted with its config.
+    """
+    now = now or db.now()
+    seen = {a.name: a for a in aggregates}
+    created, deleted, restored = [], [], []
+    with db.writer() as session:
+        rows = {r.name: r for r in session.execute(sa.select(models.AggregateConfig)).scalars()}
+        for name in sorted(seen):
+            agg = seen[name]
+            row = rows.get(name)
+            if row is None:
+                session.add(models.AggregateConfig(
+                    name=name, nova_id=agg.nova_id, availability_zone=agg.availability_zone,
+                    no_op_mode=True, no_op_reason=settings.AggregateConfig(name).no_op_reason))
+                created.append(name)
+                continue
+            row.nova_id, row.availability_zone = agg.nova_id, agg.availability_zone
+            if row.deleted:
+                row.deleted, row.deleted_at = False, None
+                restored.append(name)
+        for name, row in sorted(rows.items()):
+            if name not in seen and not row.deleted:
+                row.deleted, row.deleted_at = True, now
+                deleted.append(name)
+    return AggregateSync(tuple(created), tuple(deleted), tuple(restored))
+
+
+def _last_events(session, names):
+    """The newest event of each aggregate in ``names``: {name: event dict}."""
+    if not names:
+        return {}
+    newest = (sa.select(models.Event.aggregate_name, sa.func.max(models.Event.created_at).label("at"))
+              .where(models.Event.aggregate_name.in_(names))
+              .group_by(models.Event.aggregate_name).subquery())
+    query = sa.select(models.Event).join(newest, sa.and_(
+        models.Event.aggregate_name == newest.c.aggregate_name,
+        models.Event.created_at == newest.c.at)).order_by(models.Event.id)
+    return {row.aggregate_name: events_db.event_dict(row) for row in session.execute(query).scalars()}
+
+
+def _aggregate_dict(row, last_event):
+    values = dataclasses.asdict(_aggregate_config_from_row(row))
+    values.update(nova_id=row.nova_id, availability_zone=row.availability_zone, deleted=row.deleted,
+                  created_at=row.created_at, updated_at=row.updated_at, last_event=last_event)
+    return values
+
+
+def page_aggregates(db, limit, marker=None, availability_zone=None, include_deleted=False):
+    """One page of aggregates by name, each with its config and newest event (or None)."""
+    with db.reader() as session:
+        marker_row = None
+        if marker is not None:
+            marker_row = session.execute(sa.select(models.AggregateConfig).where(
+                models.AggregateConfig.name == marker)).scalar_one_or_none()
+            if marker_row is None:
+                raise exception.InvalidField("marker", f"no aggregate named {marker!r}")
+        query = common.keyset(sa.select(models.AggregateConfig), models.AggregateConfig.name,
+                              models.AggregateConfig.id, marker_row, descending=False).limit(limit)
+        if availability_zone is not None:
+            query = query.where(models.AggregateConfig.availability_zone == availability_zone)
+        if not include_deleted:
+            query = query.where(models.AggregateConfig.deleted.is_(False))
+        rows = list(session.execute(query).scalars())
+        events = _last_events(session, [r.name for r in rows])
+        return [_aggregate_dict(r, events.get(r.name)) for r in rows]
+
+
+def get_aggregate_summary(db, name):
+    """One aggregate with its config, newest event and current (unfinished) event."""
+    with db.reader() as session:
+        row = _aggregate_row(session, name)
+        values = _aggregate_dict(row, _last_events(session, [name]).get(name))
+        current = session.execute(sa.select(models.Event).where(
+            models.Event.aggregate_name == name, models.Event.status != states.EventStatus.COMPLETED).order_by(
+            models.Event.created_at.desc(), models.Event.id.desc()).limit(1)).scalar_one_or_none()
+        values["current_event"] = events_db.event_dict(current) if current is not None else None
+        return values
+
+
+def list_availability_zones(db):
+    """AZs of the aggregates KeyVRM knows (not deleted), with how many aggregates each has."""
+    query = (sa.select(models.AggregateConfig.availability_zone, sa.func.count())
+             .where(models.AggregateConfig.deleted.is_(False))
+             .group_by(models.AggregateConfig.availability_zone)
+             .order_by(models.AggregateConfig.availability_zone))
+    with db.reader() as session:
+        return [dict(name=az, aggregate_count=count) for az, count in session.execute(query)]

@@ -7,19 +7,21 @@ after the other, each its own deployment). Every compute is in one HA aggregate,
 shows every host and server at a steady load, and ``--servers`` servers run on the other
 computes. Each run boots ``--victim-servers`` servers on the last compute, kills it, and
 records from the kill when Nova first shows its service down, when KeyVRM claims the host,
-when it is fenced, and when every one of its servers is ACTIVE on another host; then those
-servers are deleted and the host is revived and returned to service (``openstack keyvrm
-hypervisor restore``) for the next run. So every run of every size evacuates the same
-servers' worth from the same kind of host.
+when it is fenced, and when every one of its servers is ACTIVE on another host; once KeyVRM
+has put the host in maintenance, those servers are deleted and the host is revived and
+returned to service (``openstack keyvrm hypervisor restore``) for the next run. So every
+run of every size evacuates the same servers from the same kind of host.
 
 Both sizes run with the same Nova timers (``--nova-timers``, default Nova's own 60 s / 10 s)
 and the same heartbeat layout: every compute's ``keyvrm-heartbeat-agent`` code in one
 ``heartbeat_farm`` process (``--agent-processes``: one process per compute, as deployed).
 Prints a table per run with the 1-minute load average at the kill, the medians per size,
 KeyVRM's own share (all ACTIVE - Nova down), the difference of the all-ACTIVE medians
-between the first size and each other, and one JSON line. Needs the ``nova`` tox env:
+between the first size and each other, and one JSON line. SIGTERM stops it as Ctrl-C does
+(the deployment is stopped, its database dropped). Needs the ``nova`` tox env:
 
-    tox -e nova --notest && .tox/nova/bin/python -m tests.benchmarks.bench_recovery --computes 8 500 --runs 5
+    tox -e nova --notest
+    .tox/nova/bin/python -m tests.benchmarks.bench_recovery --computes 8 500 --runs 5
 """
 
 import argparse
@@ -27,7 +29,9 @@ import datetime
 import json
 import os
 import pathlib
+import signal
 import statistics
+import sys
 import tempfile
 import time
 
@@ -98,11 +102,12 @@ def _one_run(region, driver, victim, victims):
     return seen, _evacuation_timeline(region, victims, killed_wall, active)
 
 
-def _restore(region, victim):
-    """The killed host revived and back in service (``ok``) for the next run."""
-    region.revive_compute(victim)
+def _restore(region, driver, victim, victims):
+    """Once KeyVRM has ended the host's recovery (maintenance), its servers deleted, the host back (``ok``)."""
     region.wait(lambda: region.api("/hypervisors/%s" % victim)["hypervisor"]["state"] == "maintenance", 300,
                 "the host did not reach maintenance")
+    _delete(driver, victims)
+    region.revive_compute(victim)
     region.openstack("hypervisor", "restore", victim)
     region.openstack("cycle", "run")
     region.wait(lambda: region.api("/hypervisors/%s" % victim)["hypervisor"]["state"] == "ok", 600,
@@ -185,9 +190,8 @@ def measure_size(computes, args):
                 _print_timeline(victim, timeline)
             if "all_active" not in seen:
                 break  # the host is not recovered: the next run would measure what is left of this one
-            _delete(driver, victims)
             if run < args.runs:
-                _restore(region, victim)
+                _restore(region, driver, victim, victims)
     finally:
         region.stop()
         workdir.cleanup()
@@ -213,6 +217,7 @@ def main():
     parser.add_argument("--agent-processes", action="store_true",
                         help="One keyvrm-heartbeat-agent process per compute instead of the farm.")
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("stopped by SIGTERM"))
     results = {}
     for computes in args.computes:
         results[computes] = measure_size(computes, args)

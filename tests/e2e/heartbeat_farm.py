@@ -4,9 +4,11 @@ One agent process per host is what an operator deploys, and what the e2e deploym
 8 computes runs; 500 of them would take a 2-core machine for themselves. The farm runs
 ``keyvrm.cmd.heartbeat_agent.HeartbeatAgent`` for every host it is told to, each in a
 thread of its own (``HeartbeatAgent.run``: the same key, value, TTL, interval measured
-from each beat's start, and outage handling), from the agent's config file; the hosts
-share one store client. Commands, one per line on stdin, are answered on stdout once
-done:
+from each beat's start, and outage handling), built from the agent's config file as the
+agent builds itself (``HeartbeatAgent.from_conf``), so each host has its own store client
+as each agent process has: the agent's outage handling drops its client's connections,
+which would break the writes of every other host sharing that client. Commands, one per
+line on stdin, are answered on stdout once done:
 
 - ``start HOST`` -> ``started HOST``: the host's agent beats from now on;
 - ``stop HOST`` -> ``stopped HOST``: its agent has written its last heartbeat (a beat in
@@ -19,7 +21,6 @@ End of stdin stops every agent and the process.
 
 from __future__ import annotations
 
-import functools
 import os
 import pathlib
 import subprocess
@@ -29,7 +30,6 @@ import threading
 from oslo_log import log as logging
 
 from keyvrm.cmd import heartbeat_agent
-from keyvrm.drivers.heartbeat import sentinel
 
 ROOT = pathlib.Path(__file__).parents[2]  # the farm runs as ``-m tests.e2e.heartbeat_farm`` from here
 
@@ -39,18 +39,13 @@ class Farm:
 
     def __init__(self, conf):
         self.conf = conf
-        self.client_factory = functools.lru_cache(maxsize=None)(
-            lambda: sentinel.client_from_conf(conf.heartbeat))
         self.beating = {}
 
     def start(self, host):
         """Start ``host``'s agent (already beating: left as it is)."""
         if host in self.beating:
             return
-        group = self.conf.heartbeat
-        agent = heartbeat_agent.HeartbeatAgent(
-            self.client_factory, host, key_prefix=group.key_prefix, interval_s=group.interval,
-            ttl_s=group.ttl, service_name=sentinel.store_name(group))
+        agent = heartbeat_agent.HeartbeatAgent.from_conf(self.conf, host=host)
         stop = threading.Event()
         thread = threading.Thread(target=agent.run, args=(stop,), name="heartbeat-%s" % host, daemon=True)
         thread.start()

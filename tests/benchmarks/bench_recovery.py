@@ -1,54 +1,90 @@
-"""Benchmark: kill a compute on real Nova and time each step until its servers run elsewhere.
+"""Benchmark: kill a compute on real Nova and time each step until its servers run elsewhere, per region size.
 
-The deployment of the end-to-end tests (``tests/e2e/deployment.py``: the fake cloud with
-Nova's default timers, VictoriaMetrics, Redis Sentinel, heartbeat agents, PostgreSQL,
-``keyvrm-engine`` and ``keyvrm-api`` with shipped defaults). Each run kills the compute
-that carries the most servers and records, from the kill, when Nova first shows its
-service down, when KeyVRM claims the host, when it is fenced, and when every one of its
-servers is ACTIVE on another host; then the host is revived and returned to service
-(``openstack keyvrm hypervisor restore``) for the next run. Prints a table per run, the
-medians, and one JSON line. Needs the ``nova`` tox env (Nova and Placement installed):
+The deployment of the end-to-end tests (``tests/e2e/deployment.py``: the fake cloud,
+VictoriaMetrics, Redis Sentinel, heartbeat agents, PostgreSQL, ``keyvrm-engine`` and
+``keyvrm-api`` with shipped defaults), once per size of ``--computes`` (8 and 500: one
+after the other, each its own deployment). Every compute is in one HA aggregate, the TSDB
+shows every host and server at a steady load, and ``--servers`` servers run on the other
+computes. Each run boots ``--victim-servers`` servers on the last compute, kills it, and
+records from the kill when Nova first shows its service down, when KeyVRM claims the host,
+when it is fenced, and when every one of its servers is ACTIVE on another host; once KeyVRM
+has put the host in maintenance, those servers are deleted and the host is revived and
+returned to service (``openstack keyvrm hypervisor restore``) for the next run. So every
+run of every size evacuates the same servers from the same kind of host.
 
-    tox -e nova --notest && .tox/nova/bin/python -m tests.benchmarks.bench_recovery --runs 5
+Both sizes run with the same Nova timers (``--nova-timers``, default Nova's own 60 s / 10 s)
+and the same heartbeat layout: every compute's ``keyvrm-heartbeat-agent`` code in one
+``heartbeat_farm`` process (``--agent-processes``: one process per compute, as deployed).
+Prints a table per run with the 1-minute load average at the kill, the medians per size,
+KeyVRM's own share (all ACTIVE - Nova down), the difference of the all-ACTIVE medians
+between the first size and each other, and one JSON line. SIGTERM stops it as Ctrl-C does
+(the deployment is stopped, its database dropped). Needs the ``nova`` tox env:
+
+    tox -e nova --notest
+    .tox/nova/bin/python -m tests.benchmarks.bench_recovery --computes 8 500 --runs 5
 """
 
 import argparse
 import datetime
 import json
+import os
 import pathlib
+import signal
 import statistics
+import sys
 import tempfile
 import time
 
 from keyvrm.drivers.cloud import openstack
 from tests.benchmarks import throwaway_db
 from tests.e2e import deployment as e2e
+from tests.e2e import metrics_feeder
 from tests.nova import conftest as nova_helpers
 
 STEPS = ("nova_down", "claimed", "fenced", "all_active")
+HOST_LOAD = (20.0, 30.0, 5.0)  # cpu, ram, net %
+VM_LOAD = (0.2, 256.0, 1.0)  # busy vCPUs, RAM MB, Mbit/s
+METRICS_STEP_S, METRICS_AFTER_S = 60, 4 * 3600  # a steady TSDB for the whole benchmark
 
 
 def _populate(region, servers_count):
+    """The HA aggregate of every compute, ``servers_count`` servers off the victim, the TSDB fed."""
     driver = openstack.from_endpoints(region.cloud.service_endpoints)
     hosts = region.cloud.endpoints["hosts"]
     nova_helpers.aggregate(driver, "agg-ha", hosts)
-    servers = [nova_helpers.boot(driver, "vm-%d" % i, hosts[i % len(hosts)]) for i in range(servers_count)]
+    others = hosts[:-1]
+    servers = [nova_helpers.boot(driver, "vm-%d" % i, others[i % len(others)]) for i in range(servers_count)]
+    metrics_feeder.feed(region.tsdb_url, {h: HOST_LOAD for h in hosts}, {s: VM_LOAD for s in servers},
+                        step_s=METRICS_STEP_S, after_s=METRICS_AFTER_S)
     region.openstack("config", "set", "--enabled", "true")
     region.openstack("cycle", "run")  # the first enabled cycle brings Nova's aggregates in
-    region.wait(lambda: any(a["name"] == "agg-ha" for a in region.api("/aggregates")["aggregates"]), 90,
+    region.wait(lambda: any(a["name"] == "agg-ha" for a in region.api("/aggregates")["aggregates"]), 300,
                 "the aggregate did not appear")
     region.openstack("aggregate", "set", "agg-ha", "--marker", "HA", "--no-noop", "--storage-mode", "shared")
-    return driver, servers
+    return driver, hosts[-1]
 
 
-def _one_run(region, driver, servers):
-    placement = {s: nova_helpers.server(driver, s)["OS-EXT-SRV-ATTR:host"] for s in servers}
-    victim = max(set(placement.values()), key=lambda h: list(placement.values()).count(h))
-    victims = [s for s, h in placement.items() if h == victim]
+def _delete(driver, server_ids):
+    for server_id in server_ids:
+        nova_helpers.nova(driver, "DELETE", "/servers/%s" % server_id)
+    nova_helpers.wait_for(lambda: not [s for s in server_ids if nova_helpers.nova(
+        driver, "GET", "/servers?uuid=%s" % s)["servers"]], timeout_s=120)
+
+
+def _boot_victims(region, driver, victim, count, run):
+    """``count`` servers on ``victim`` (the TSDB shows them); once KeyVRM's snapshot has them too."""
+    victims = [nova_helpers.boot(driver, "victim-%d-%d" % (run, i), victim) for i in range(count)]
+    metrics_feeder.feed(region.tsdb_url, {}, {s: VM_LOAD for s in victims},
+                        step_s=METRICS_STEP_S, after_s=METRICS_AFTER_S)
+    return victims
+
+
+def _one_run(region, driver, victim, victims):
+    """Kill ``victim``; seconds from the kill to each step, and the evacuation timeline."""
     seen, active = {}, {}
     killed_wall = time.time()
     killed_at = region.kill_compute(victim)
-    while "all_active" not in seen and time.monotonic() - killed_at < 300:
+    while "all_active" not in seen and time.monotonic() - killed_at < 600:
         now = time.monotonic() - killed_at
         if "nova_down" not in seen and driver.get_service(victim).state == "down":
             seen["nova_down"] = now
@@ -63,15 +99,19 @@ def _one_run(region, driver, servers):
         if len(active) == len(victims):
             seen["all_active"] = now
         time.sleep(0.25)
-    timeline = _evacuation_timeline(region, victims, killed_wall, active)
-    region.revive_compute(victim)
-    region.wait(lambda: region.api("/hypervisors/%s" % victim)["hypervisor"]["state"] == "maintenance", 120,
+    return seen, _evacuation_timeline(region, victims, killed_wall, active)
+
+
+def _restore(region, driver, victim, victims):
+    """Once KeyVRM has ended the host's recovery (maintenance), its servers deleted, the host back (``ok``)."""
+    region.wait(lambda: region.api("/hypervisors/%s" % victim)["hypervisor"]["state"] == "maintenance", 300,
                 "the host did not reach maintenance")
+    _delete(driver, victims)
+    region.revive_compute(victim)
     region.openstack("hypervisor", "restore", victim)
     region.openstack("cycle", "run")
-    region.wait(lambda: region.api("/hypervisors/%s" % victim)["hypervisor"]["state"] == "ok", 180,
+    region.wait(lambda: region.api("/hypervisors/%s" % victim)["hypervisor"]["state"] == "ok", 600,
                 "the host did not return to service")
-    return victim, len(victims), seen, timeline
 
 
 def _seconds_after(stamp, wall_s):
@@ -103,40 +143,100 @@ def _print_timeline(victim, timeline):
                                                     for v in (planned, started, up))))
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--computes", type=int, default=5)
-    parser.add_argument("--servers", type=int, default=11)
-    args = parser.parse_args()
+def keyvrm_share(seen):
+    """KeyVRM's own part of a recovery: all ACTIVE - Nova down (None if either is missing)."""
+    if "all_active" in seen and "nova_down" in seen:
+        return seen["all_active"] - seen["nova_down"]
+    return None
+
+
+def medians(runs):
+    """Median seconds per step (and KeyVRM's share) over the runs that reached it in every run."""
+    out = {s: statistics.median(r[s] for r in runs) for s in STEPS if runs and all(s in r for r in runs)}
+    shares = [keyvrm_share(r) for r in runs]
+    if runs and None not in shares:
+        out["keyvrm_share"] = statistics.median(shares)
+    return out
+
+
+def measure_size(computes, args):
+    """Deploy a region of ``computes`` computes, kill its victim ``args.runs`` times; the runs' records."""
     name, url = throwaway_db.create()
     workdir = tempfile.TemporaryDirectory()
-    region = e2e.Deployment(pathlib.Path(workdir.name), url, computes=args.computes)
+    region = e2e.Deployment(pathlib.Path(workdir.name), url, computes=computes, nova_timers=args.nova_timers,
+                            farm_heartbeats=not args.agent_processes)
     runs = []
     try:
-        print("starting the deployment (fake cloud, TSDB, Sentinels, agents, engine, API)...", flush=True)
+        print("%d computes: starting the deployment (fake cloud, TSDB, Sentinels, agents, engine, API)..."
+              % computes, flush=True)
+        started = time.monotonic()
         region.start()
-        driver, servers = _populate(region, args.servers)
-        print("%-4s %-11s %7s  %s" % ("run", "host", "servers", "  ".join("%10s" % s for s in STEPS)))
+        driver, victim = _populate(region, args.servers)
+        print("%d computes: deployed and populated in %.0f s (load %.2f)"
+              % (computes, time.monotonic() - started, os.getloadavg()[0]), flush=True)
+        print("%-4s %-11s %7s %6s  %s  %10s" % ("run", "host", "servers", "load", "  ".join(
+            "%10s" % s for s in STEPS), "keyvrm"))
         for run in range(1, args.runs + 1):
-            victim, count, seen, timeline = _one_run(region, driver, servers)
+            victims = _boot_victims(region, driver, victim, args.victim_servers, run)
+            load = os.getloadavg()[0]
+            seen, timeline = _one_run(region, driver, victim, victims)
+            seen["load"] = load
             runs.append(seen)
+            share = keyvrm_share(seen)
+            print("%-4d %-11s %7d %6.2f  %s  %s" % (run, victim, len(victims), load, "  ".join(
+                "%9.1fs" % seen[s] if s in seen else "%10s" % "-" for s in STEPS),
+                "%9.1fs" % share if share is not None else "%10s" % "-"), flush=True)
             if run == 1:
-                first = (victim, timeline)
-            print("%-4d %-11s %7d  %s" % (run, victim, count, "  ".join(
-                "%9.1fs" % seen[s] if s in seen else "%10s" % "-" for s in STEPS)), flush=True)
+                _print_timeline(victim, timeline)
+            if "all_active" not in seen:
+                break  # the host is not recovered: the next run would measure what is left of this one
+            if run < args.runs:
+                _restore(region, driver, victim, victims)
     finally:
         region.stop()
         workdir.cleanup()
         throwaway_db.drop(name)
-    if runs:
-        _print_timeline(*first)
-    medians = {s: statistics.median(r[s] for r in runs) for s in STEPS if all(s in r for r in runs)}
-    print("median  " + "  ".join("%s %.1f s" % (s, v) for s, v in medians.items()))
-    if "all_active" in medians:
-        print("kill -> all ACTIVE: median %.1f s = %.2f x Nova's service_down_time (%d s)"
-              % (medians["all_active"], medians["all_active"] / e2e.NOVA_TIMERS[0], e2e.NOVA_TIMERS[0]))
-    print(json.dumps({"runs": runs, "medians": medians, "nova_timers": e2e.NOVA_TIMERS}))
+    return runs
+
+
+def _timers(text):
+    down, report = (int(v) for v in text.split(","))
+    return down, report
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--computes", type=int, nargs="+", default=[8, 500],
+                        help="Region sizes, measured in this order; differences are against the first.")
+    parser.add_argument("--servers", type=int, default=11, help="Servers on the computes other than the victim.")
+    parser.add_argument("--victim-servers", type=int, default=4, help="Servers booted on the victim before each kill.")
+    parser.add_argument("--nova-timers", type=_timers, default=e2e.NOVA_TIMERS,
+                        help="Nova's service_down_time,report_interval in s, the same for every size "
+                             "(default: Nova's %d,%d)." % e2e.NOVA_TIMERS)
+    parser.add_argument("--agent-processes", action="store_true",
+                        help="One keyvrm-heartbeat-agent process per compute instead of the farm.")
+    args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("stopped by SIGTERM"))
+    results = {}
+    for computes in args.computes:
+        results[computes] = measure_size(computes, args)
+    summary = {computes: medians(runs) for computes, runs in results.items()}
+    print("Nova timers: service_down_time %d s, report_interval %d s" % args.nova_timers)
+    print("%8s %5s %6s  %s  %10s" % ("computes", "runs", "load", "  ".join("%10s" % s for s in STEPS), "keyvrm"))
+    for computes, runs in results.items():
+        med = summary[computes]
+        load = statistics.median(r["load"] for r in runs) if runs else float("nan")
+        print("%8d %5d %6.2f  %s" % (computes, len(runs), load, "  ".join(
+            "%9.1fs" % med[s] if s in med else "%10s" % "-" for s in STEPS + ("keyvrm_share",))))
+    base = args.computes[0]
+    for computes in args.computes[1:]:
+        if "all_active" in summary[base] and "all_active" in summary[computes]:
+            print("kill -> all ACTIVE, median: %d computes %.1f s, %d computes %.1f s: difference %+.1f s"
+                  % (base, summary[base]["all_active"], computes, summary[computes]["all_active"],
+                     summary[computes]["all_active"] - summary[base]["all_active"]))
+    print(json.dumps({"runs": results, "medians": summary, "nova_timers": args.nova_timers,
+                      "heartbeats": "processes" if args.agent_processes else "farm"}))
 
 
 if __name__ == "__main__":

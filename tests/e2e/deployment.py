@@ -4,7 +4,8 @@
   computes, Placement 16) with Nova's default timers (``service_down_time`` 60 s,
   ``report_interval`` 10 s);
 - VictoriaMetrics (the TSDB), a Redis master + replica + 3 Sentinels, and one
-  ``keyvrm-heartbeat-agent`` per compute, writing through the Sentinels;
+  ``keyvrm-heartbeat-agent`` per compute, writing through the Sentinels (or, for regions
+  of hundreds of computes, every compute's agent in one ``heartbeat_farm`` process);
 - a throwaway PostgreSQL database, migrated by ``keyvrm-manage db sync``;
 - ``keyvrm-engine`` and ``keyvrm-api`` from one ``keyvrm.conf`` that sets only where things
   are (database, Nova/Placement/Glance endpoints, TSDB, Sentinels, RabbitMQ): every other
@@ -29,6 +30,7 @@ import uuid
 
 import requests
 
+from tests.e2e import heartbeat_farm
 from tests.fakecloud import client as fakecloud
 from tests.functional.harvest import conftest as peers
 from tests.nova import conftest as nova_helpers
@@ -41,10 +43,19 @@ ENV = dict(os.environ, PYTHONWARNINGS="ignore")
 class Deployment:
     """The running region and KeyVRM's services on it (see the module docstring)."""
 
-    def __init__(self, workdir: pathlib.Path, db_url: str, computes: int = 5):
+    def __init__(self, workdir: pathlib.Path, db_url: str, computes: int = 5, *,
+                 nova_timers=NOVA_TIMERS, farm_heartbeats=False):
+        """A deployment of ``computes`` computes; nothing starts before ``start``.
+
+        ``nova_timers``: Nova's (service_down_time, report_interval), s; ``farm_heartbeats``:
+        the agents run in one ``heartbeat_farm`` process instead of one process per compute.
+        """
         self.workdir = workdir
         self.db_url = db_url
         self.computes = computes
+        self.nova_timers = nova_timers
+        self.farm_heartbeats = farm_heartbeats
+        self.farm = None
         self.cloud = None
         self.tsdb_process = None
         self.sentinels = None
@@ -60,7 +71,7 @@ class Deployment:
         """Start every peer, then KeyVRM; returns once the API answers."""
         (self.workdir / "cloud").mkdir()
         self.cloud = fakecloud.start(self.workdir / "cloud", computes=self.computes,
-                                     python=str(BIN / "python"), nova_timers=NOVA_TIMERS)
+                                     python=str(BIN / "python"), nova_timers=self.nova_timers)
         self._start_tsdb()
         sentinel_dir = self.workdir / "sentinels"
         sentinel_dir.mkdir()
@@ -79,6 +90,8 @@ class Deployment:
             self.stop_service(name)
         for host in list(self.agents):
             self.kill_agent(host)
+        if self.farm is not None:
+            self.farm.stop()
         if self.sentinels is not None:
             self.sentinels.stop()
         if self.tsdb_process is not None:
@@ -163,7 +176,10 @@ class Deployment:
                 process.wait()
 
     def start_agent(self, host):
-        """``keyvrm-heartbeat-agent --host HOST`` (the hypervisors share one agent config file)."""
+        """``keyvrm-heartbeat-agent --host HOST``, or that host's agent in the farm.
+
+        The hypervisors share one agent config file.
+        """
         agent_conf = self.workdir / "heartbeat-agent.conf"
         if not agent_conf.exists():
             agent_conf.write_text(textwrap.dedent(f"""\
@@ -171,6 +187,12 @@ class Deployment:
                 sentinels = {",".join(self.sentinels.sentinels)}
                 service_name = {peers.SERVICE}
                 """))
+        if self.farm_heartbeats:
+            if self.farm is None:
+                self.farm = heartbeat_farm.FarmProcess(str(BIN / "python"), agent_conf,
+                                                       self._log("heartbeat-farm"), ENV)
+            self.agents[host] = self.farm.agent(host)
+            return
         self.agents[host] = subprocess.Popen(
             [str(BIN / "keyvrm-heartbeat-agent"), "--config-file", str(agent_conf), "--host", host],
             stdout=self._log(f"heartbeat-{host}"), stderr=subprocess.STDOUT, env=ENV)

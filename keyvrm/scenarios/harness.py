@@ -107,9 +107,11 @@ class Harness:
     def alerts(self) -> list[Alert]:
         return self.notifier.alerts
 
-    def api(self, method: str, path: str, body: Optional[dict] = None) -> Reply:
-        """One REST call through the WSGI application, as the embedded admin (``noauth``)."""
+    def api(self, method: str, path: str, body: Optional[dict] = None, version: Optional[str] = None) -> Reply:
+        """One REST call through the WSGI application, as the embedded admin (``noauth``), at ``version``."""
         request = webob.Request.blank(path, method=method)
+        if version is not None:
+            request.headers["OpenStack-API-Version"] = "vm-resource-manager %s" % version
         if body is not None:
             request.content_type = "application/json"
             request.body = json.dumps(body).encode()

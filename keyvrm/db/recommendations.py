@@ -37,17 +37,22 @@ def set_recommendation_status(db, rec_id, status, reason=None):
     """
     common.check_choice("status", status, states.RecommendationStatus)
     with db.writer() as session:
-        row = session.get(models.Recommendation, rec_id, with_for_update=True)
-        if row is None:
-            raise exception.NotFound(f"recommendation {rec_id} not found")
-        states.check_move("recommendation.status", row.status, status, f"recommendation {rec_id}")
-        row.status = status
-        if reason is not None:
-            row.reason = reason
-        if status == states.RecommendationStatus.RUNNING:
-            row.started_at = db.now()
-        if status in states.RECOMMENDATION_FINAL:
-            row.finished_at = db.now()
+        move_status(db, session, rec_id, status, reason)
+
+
+def move_status(db, session, rec_id, status, reason=None):
+    """``set_recommendation_status`` inside the caller's transaction (the row locked until it ends)."""
+    row = session.get(models.Recommendation, rec_id, with_for_update=True)
+    if row is None:
+        raise exception.NotFound(f"recommendation {rec_id} not found")
+    states.check_move("recommendation.status", row.status, status, f"recommendation {rec_id}")
+    row.status = status
+    if reason is not None:
+        row.reason = reason
+    if status == states.RecommendationStatus.RUNNING:
+        row.started_at = db.now()
+    if status in states.RECOMMENDATION_FINAL:
+        row.finished_at = db.now()
 
 
 def _recommendation_dict(row):

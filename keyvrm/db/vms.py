@@ -5,11 +5,17 @@ import sqlalchemy as sa
 
 from keyvrm.db import common
 from keyvrm.db import models
+from keyvrm.db import recommendations
 from keyvrm import exception
+from keyvrm.model import states
 
 
-def _take_lock(db, vm_id, owner, **values):
-    """The single conditional UPDATE behind every VM lock; ``values`` are set by it too."""
+def _take_lock(db, vm_id, owner, then=None, **values):
+    """The single conditional UPDATE behind every VM lock; ``values`` are set by it too.
+
+    ``then(session)`` runs in the lock's transaction once the lock is taken: if it raises,
+    the lock is not taken either.
+    """
     if not owner:
         raise exception.InvalidField("owner", "a lock needs an owner")
     try:
@@ -24,6 +30,8 @@ def _take_lock(db, vm_id, owner, **values):
             .values(locked=True, lock_owner=owner, locked_at=db.now(), **values)
             .execution_options(synchronize_session=False))
         if result.rowcount == 1:
+            if then is not None:
+                then(session)
             return
         holder = session.execute(sa.select(models.VMState.lock_owner).where(
             models.VMState.vm_id == vm_id)).scalar_one_or_none()
@@ -69,14 +77,21 @@ def list_vm_history(db, vm_id):
 
 
 def begin_vm_transition(db, vm_id, owner, transitional_state, deadline_at, desired_host=None,
-                        desired_status=None):
+                        desired_status=None, running_recommendation=None):
     """Lock the VM for ``owner`` and record what KeyVRM now wants of it, in one transaction.
 
     The lock is a single conditional UPDATE (``_take_lock``); the desired status,
     transitional state and deadline are written by that very statement, so a VM is never
-    seen locked without its deadline.
+    seen locked without its deadline. With ``running_recommendation`` that recommendation
+    becomes ``running`` in the same transaction (its ``Conflict`` leaves the VM unlocked):
+    an engine killed in between can leave neither a locked VM whose recommendation never
+    ran nor a running recommendation without its lock.
     """
-    _take_lock(db, vm_id, owner, transitional_state=transitional_state, deadline_at=deadline_at,
+    def mark_running(session):
+        recommendations.move_status(db, session, running_recommendation, states.RecommendationStatus.RUNNING)
+
+    then = mark_running if running_recommendation is not None else None
+    _take_lock(db, vm_id, owner, then=then, transitional_state=transitional_state, deadline_at=deadline_at,
                failure_state=None, desired_host=desired_host, desired_status=desired_status)
 
 

@@ -135,11 +135,11 @@ class _Run:
         except exception.Conflict:
             return self._status()
 
-    def _begin(self, action, timeouts_s, desired_status=None):
+    def _begin(self, action, timeouts_s, desired_status=None, starts_recommendation=False):
         self.transition = tracker.begin(
             self.db, self.rec["vm_id"], action, self.owner, self._now(), timeouts_s,
             desired_host=self.rec["target_host"], desired_status=desired_status,
-            recommendation_id=self.rec["id"])
+            recommendation_id=self.rec["id"], starts_recommendation=starts_recommendation)
 
     def _deadline_s(self):
         return as_posix(self.transition.deadline_at)
@@ -178,7 +178,9 @@ class _Run:
         """Lock the VM, mark the recommendation running and run its attempts."""
         started = self.clock.time()
         try:
-            self._begin(self.rec["action"], self.settings.lifecycle_timeouts_s)
+            # The VM's lock and the recommendation's ``running`` in one transaction: a run
+            # killed right after leaves a running recommendation whose lock resume() adopts.
+            self._begin(self.rec["action"], self.settings.lifecycle_timeouts_s, starts_recommendation=True)
         except exception.VMLocked as locked:
             if (locked.owner or "").startswith(owner_prefix(self.rec["id"])):
                 LOG.info("recommendation %s: another run holds VM %s", self.rec["id"],
@@ -187,11 +189,8 @@ class _Run:
             reason = str(locked)
             self.journal.write(model_states.OperationKind.CANCEL, 0, reason, started_s=started)
             return self._set_status(model_states.RecommendationStatus.CANCELLED, reason)
-        try:
-            db_api.set_recommendation_status(self.db, self.rec["id"], model_states.RecommendationStatus.RUNNING)
         except exception.Conflict:
-            # It ended (or was cancelled) between our read and our lock: leave it be.
-            db_api.end_vm_transition(self.db, self.rec["vm_id"], owner=self.owner)
+            # It ended (or was cancelled) between our read and our lock: leave it be (VM not locked).
             return self._status()
         self.journal.write("start", 0, "%s of VM %s from %s to %s; VM locked by %s" % (
             self.rec["action"], self.rec["vm_id"], self.rec["source_host"],

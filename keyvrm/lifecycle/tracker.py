@@ -38,12 +38,17 @@ def timeouts_from_conf(conf):
 
 
 def begin(db, vm_id, action, owner, now, timeouts_s, desired_host=None, desired_status=None,
-          recommendation_id=None):
-    """Lock the VM for ``action`` (``VMLocked`` if another action holds it) and start its clock."""
+          recommendation_id=None, starts_recommendation=False):
+    """Lock the VM for ``action`` (``VMLocked`` if another action holds it) and start its clock.
+
+    ``starts_recommendation``: the recommendation becomes ``running`` in the lock's own
+    transaction (a ``Conflict`` if it may not, and then the VM stays unlocked).
+    """
     state = states.transitional_state(action)
     deadline = now + datetime.timedelta(seconds=timeouts_s[state])
     db_api.begin_vm_transition(db, vm_id, owner, state, deadline, desired_host=desired_host,
-                               desired_status=desired_status)
+                               desired_status=desired_status,
+                               running_recommendation=recommendation_id if starts_recommendation else None)
     return Transition(vm_id, action, owner, now, deadline, recommendation_id)
 
 

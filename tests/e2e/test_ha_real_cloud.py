@@ -21,9 +21,12 @@ from tests.e2e import metrics_feeder
 from tests.nova import conftest as nova_helpers
 
 HA_AGGREGATE, LB_AGGREGATE = "agg-ha", "agg-lb"
-# Kill -> every server of the host ACTIVE elsewhere: Nova sees the compute down after its
-# service_down_time (60 s); the fast path acts within [ha] watch_interval of that.
-RECOVERY_BUDGET_S = 75.0
+# Kill -> every server of the host ACTIVE elsewhere: Nova sees the compute down 50-60 s after
+# the kill (service_down_time 60 s, a report every 10 s); the fast path acts within [ha]
+# watch_interval of that. The benchmark measures it (median 64.5 s); this bound leaves CI's
+# parallel load room (70.9 s seen at load 16-22) and still fails a recovery that waits for a
+# whole cycle (60 s more).
+RECOVERY_BUDGET_S = 90.0
 UNFINISHED_EVENT = ("created", "generating", "generated", "executing")
 
 

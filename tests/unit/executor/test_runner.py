@@ -211,6 +211,41 @@ def test_resume_after_a_crash_polls_the_running_migration_instead_of_starting_an
     assert not db_api.get_vm_state(sqlite_db, vm.id)["locked"]
 
 
+def test_a_run_killed_right_after_locking_the_vm_leaves_a_running_recommendation_the_next_run_resumes(
+        sqlite_db, monkeypatch):
+    """The lock and ``running`` are one transaction: no VM locked for a recommendation that never ran."""
+    region = h.small_region()
+    vm = h.vm_on(region, h.SOURCE)
+    _, rec_id = h.recommendation(sqlite_db, "live_migrate", vm.id)
+
+    begin = tracker.begin
+
+    def killed(*args, **kwargs):
+        begin(*args, **kwargs)
+        raise h.Crash()  # the engine dies the moment the VM is locked
+
+    with monkeypatch.context() as patched:
+        patched.setattr(tracker, "begin", killed)
+        with pytest.raises(h.Crash):
+            _run(sqlite_db, SimCloudDriver(region), rec_id, region)
+    assert db_api.get_recommendation(sqlite_db, rec_id)["status"] == "running"
+    assert db_api.get_vm_state(sqlite_db, vm.id)["lock_owner"].startswith(runner.owner_prefix(rec_id))
+    assert _run(sqlite_db, SimCloudDriver(region), rec_id, region) == "succeeded"
+    assert len(region.migrations) == 1 and vm.host == h.TARGET
+    assert not db_api.get_vm_state(sqlite_db, vm.id)["locked"]
+
+
+def test_a_recommendation_cancelled_before_its_run_locks_nothing(sqlite_db):
+    region = h.small_region()
+    vm = h.vm_on(region, h.SOURCE)
+    _, rec_id = h.recommendation(sqlite_db, "live_migrate", vm.id)
+    run = runner._Run(sqlite_db, SimCloudDriver(region), db_api.get_recommendation(sqlite_db, rec_id),
+                      h.RegionClock(region), h.SETTINGS, None, None)
+    db_api.set_recommendation_status(sqlite_db, rec_id, "cancelled", reason="operator")
+    assert run.start() == "cancelled"
+    assert not db_api.get_vm_state(sqlite_db, vm.id)["locked"] and not region.migrations
+
+
 def test_resume_adopts_a_migration_that_ended_while_its_answer_was_not_recorded(sqlite_db):
     """Nova accepted the move, the run lost its database before the journal line, the move finished."""
     region = h.small_region()

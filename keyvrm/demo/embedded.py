@@ -153,7 +153,8 @@ class EmbeddedRegion:
 
     def busy(self) -> bool:
         """Whether a flow of the engine is working now rather than waiting on the region's clock."""
-        return self.dispatcher is not None and self.dispatcher.running > self.clock.asleep
+        working = self.dispatcher.running + self.clock.side_working if self.dispatcher is not None else 0
+        return working > self.clock.asleep
 
     def wait_idle(self, timeout_s: float = 120.0) -> bool:
         """Wait until every dispatched flow has finished; False if they did not in time."""

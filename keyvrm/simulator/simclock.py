@@ -7,8 +7,10 @@ runner has passed the target. Several threads may sleep at once: advancing is do
 the region's lock to ``max(now, target)``, so time never goes back and a waiter whose
 target another thread already passed returns at once.
 
-``asleep`` counts the threads waiting in ``sleep`` on a runner-driven clock: the demo's
-runner moves time only while every running flow waits (``keyvrm.simulator.runner``).
+``asleep`` counts the threads waiting in ``sleep`` on a runner-driven clock and
+``side_working`` the threads a flow runs ``side_by_side`` (less the flows waiting for
+them): the demo's runner moves time only while every working thread of the engine waits
+(``keyvrm.simulator.runner``).
 ``pause`` is the engine's own wait between two looks (its tick, the fast path's watch):
 in simulated time on a runner-driven clock, on the wall on a driven one (where a wait
 that moved the clock would race the cycles the caller drives).
@@ -34,6 +36,7 @@ class SimTimeClock:
         self.driven = driven
         self.baton = baton  # keyvrm.simulator.baton.Baton: flows wait in turn (driven only)
         self._asleep = 0
+        self._side_working = 0
         self._asleep_lock = threading.Lock()
 
     @property
@@ -50,7 +53,29 @@ class SimTimeClock:
         """Results of ``calls`` run side by side: in turn with the baton, else in ``workers`` threads."""
         if self.in_turn and self.baton.holds():
             return self.baton.side_by_side(calls)
-        return clock.in_threads(calls, workers)
+        self._count_working(-1)  # the caller now waits for its runs, which work in its stead
+        try:
+            return clock.in_threads([self._working(call) for call in calls], workers)
+        finally:
+            self._count_working(+1)
+
+    def _working(self, call):
+        def run():
+            self._count_working(+1)
+            try:
+                return call()
+            finally:
+                self._count_working(-1)
+        return run
+
+    def _count_working(self, delta):
+        with self._asleep_lock:
+            self._side_working += delta
+
+    @property
+    def side_working(self) -> int:
+        """Threads working side by side for a flow, minus the flows that wait for them (``side_by_side``)."""
+        return self._side_working
 
     def time(self) -> float:
         """The region's simulated now (POSIX seconds)."""

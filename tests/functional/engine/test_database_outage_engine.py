@@ -112,11 +112,22 @@ class Region:
             self.emb.advance(60.0)
 
 
+def _ended_by_the_outage(cycle):
+    return cycle["status"] == "failed" and cycle["reason_code"] == "flow_failed" and any(
+        sign in (cycle["reason"] or "") for sign in ("connection", "server closed"))
+
+
 def assert_nothing_orphaned_nothing_twice(region):
     db = region.emb.db
     assert region.persistence.unfinished(engine_persistence.LOCAL) == []
     cycles = db_api.page_cycles(db, 1000)
-    assert {c["status"] for c in cycles} <= {"completed", "skipped"}, cycles
+    # A MasterFlow whose own TaskFlow bookkeeping failed as the database went away (a step's
+    # post-completion save) is reverted: its cycle is recorded failed with the database's
+    # error and the next cycle does its work. That is an honest record, not lost work; any
+    # other unfinished or failed cycle is.
+    assert not [c for c in cycles if c["status"] not in ("completed", "skipped")
+                and not _ended_by_the_outage(c)], cycles
+    assert max(cycles, key=lambda c: c["id"])["status"] == "completed", cycles
     events = db_api.list_events(db)
     assert {e["status"] for e in events} == {"completed"}, [e for e in events if e["status"] != "completed"]
     recs = db_api.list_recommendations(db)

@@ -93,3 +93,19 @@ def test_asleep_counts_the_threads_waiting_for_the_runner():
     for waiter in waiters:
         waiter.join(5)
     assert clock.asleep == 0
+
+
+def test_runs_side_by_side_count_as_working_in_place_of_the_flow_that_waits_for_them():
+    region = r.Region()
+    clock = simclock.SimTimeClock(region, driven=False)
+    both_running = threading.Barrier(2)
+    seen = []
+
+    def run():
+        both_running.wait(5)
+        seen.append(clock.side_working)  # two working, their caller waiting: one more than the caller
+        both_running.wait(5)
+        return "done"
+
+    assert clock.side_by_side([run, run], 2) == ["done", "done"]
+    assert seen == [1, 1] and clock.side_working == 0

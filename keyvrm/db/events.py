@@ -31,8 +31,18 @@ def _check_event_move(status, state):
         raise exception.InvalidField("state", "a completed event needs a state")
 
 
+_EVENT_LIFE = list(states.EventStatus)  # declared in the order an event lives them
+
+
 def _move_event(db, row, status, state):
-    """Move the event ``row`` to ``status`` (and ``state``) if the transition table allows it."""
+    """Move the event ``row`` to ``status`` (and ``state``) if the transition table allows it.
+
+    A status the event has already passed is no move: a task that runs again after an
+    engine restart (its earlier run's result never saved) asks for the status it set
+    then, and the event keeps the one it has since reached.
+    """
+    if _EVENT_LIFE.index(status) < _EVENT_LIFE.index(row.status):
+        return
     states.check_move("event.status", row.status, status, f"event {row.id}")
     row.status = status
     if state is not None:

@@ -142,6 +142,22 @@ def api_get(cloud, region, path):
         return json.load(reply)
 
 
+def overloaded_hosts(cloud, aggregate, host, region="RegionOne", wait_s=120.0):
+    """The hosts ``aggregate``'s load marks overloaded, once ``host`` is among them (or ``wait_s`` passed).
+
+    The demo region's clock waits while its engine works, so how much simulated time has
+    passed at a given wall time depends on the machine's load: a fault "at 4 min" is
+    waited for, not assumed.
+    """
+    deadline = time.monotonic() + wait_s
+    while True:
+        load = api_get(cloud, region, "/aggregates/%s/load" % aggregate)["aggregate_load"]
+        overloaded = {entry["host"] for entry in load["hosts"] if entry["overloaded"]}
+        if host in overloaded or time.monotonic() >= deadline:
+            return overloaded
+        time.sleep(2)
+
+
 def recommendations(cloud, region="RegionOne", source_host=None, wait_s=0.0, **filters):
     """``region``'s recommendations matching ``filters`` (query parameters of the API) and ``source_host``.
 

@@ -32,5 +32,9 @@ class PowerFencer(base.Fencer):
             return True, "power off confirmed"
         return False, f"power not reported off within {self._timeout_s:g} s (ha_power_check_timeout)"
 
+    def power_state(self, host) -> str:
+        """What the host's BMC reports now (``on`` or ``off``); the driver's errors are raised."""
+        return self._driver.get_power_state(host)
+
     def _is_off(self, host):
-        return self._driver.get_power_state(host) == driver_base.POWER_OFF
+        return self.power_state(host) == driver_base.POWER_OFF

@@ -14,9 +14,15 @@ condemned even when its compute service and heartbeat look fine, and is then fen
 this step like a failed one. An empty list means no interface is watched. This step never
 reads it; the detection does.
 
+Order: the hard fencers first (Ceph, then the BMC), Nova's last. Nova's fencer runs only
+once every enabled hard fencer confirmed: forcing the service down is what makes Nova
+accept evacuations at once, so Nova hears "down" only of a host proven unable to write
+(with the BMC's fast verdict, Nova may still see that host's service up). When a hard
+fencer fails, Nova's result is recorded as not run. Both hard fencers run even after the
+other failed, so the operator sees each one's result and time.
+
 Outcomes: no fencer enabled -> ``no_fencer`` (nothing is evacuated); any enabled fencer
-unconfirmed or failing -> ``fencing_failed``; all confirmed -> ``fenced``. Every fencer
-runs even after another failed, so the operator sees each one's result and time.
+unconfirmed, failing or not run -> ``fencing_failed``; all confirmed -> ``fenced``.
 """
 
 import dataclasses
@@ -62,7 +68,15 @@ def fence_host(host: str, app_config: settings.AppConfig, ceph: Optional[base.Fe
         (app_config.ha_fence_nova, "nova", nova)) if flag]
     if not enabled:
         return FencingOutcome(host, NO_FENCER)
-    results = tuple(_run_one(name, fencer, host, clock) for name, fencer in enabled)
+    results = []
+    for name, fencer in enabled:
+        if name == "nova" and not all(r.confirmed for r in results):
+            now = clock()
+            results.append(base.FenceResult(name, host, False, "not run: a hard fencer did not confirm "
+                                            "the host is fenced, so Nova is not told it is down", now, now))
+            continue
+        results.append(_run_one(name, fencer, host, clock))
+    results = tuple(results)
     reason = FENCED if all(r.confirmed for r in results) else FENCING_FAILED
     return FencingOutcome(host, reason, results)
 

@@ -2,7 +2,8 @@
 
 SPEC 5.8. The watch (``keyvrm.engine.fastpath``) saw the compute service or heartbeat of
 some hosts turn bad. This cycle takes their aggregates' slices from the newest snapshot
-of the region, reads again what HA judges (``keyvrm.harvest.fast``), stores that as a
+of the region, reads again what HA judges (``keyvrm.harvest.fast``; with BMC fencing on,
+also the BMC power of the suspects whose heartbeat is stale), stores that as a
 snapshot of scope ``hosts`` and screens only those aggregates, HA only: the same matrix,
 the same mass-failure guard, the same fencing and evacuation (an HAFlow where HA acts).
 LB waits for the periodic cycle, which the engine starts once this one has finished.
@@ -16,6 +17,7 @@ from taskflow.patterns import linear_flow
 
 from keyvrm.db import api as db_api
 from keyvrm.flows import context
+from keyvrm.flows import harvest as harvest_flow
 from keyvrm.flows import master
 from keyvrm.flows import steps
 from keyvrm.harvest import fast
@@ -64,8 +66,9 @@ class HarvestSuspects(steps.FlowTask):
                      ", ".join(sorted(suspects)), base_id)
             return None, []
         views = [context.load_slice(res.db, base_id, name) for name in aggregates]
-        snapshot = fast.refresh(views, res.sources(), db_api.get_app_config(res.db), sorted(suspects),
-                                now_s=res.clock.time())
+        app_config = db_api.get_app_config(res.db)
+        snapshot = fast.refresh(views, res.sources(), app_config, sorted(suspects), now_s=res.clock.time())
+        snapshot = harvest_flow.with_bmc_power(res, snapshot, app_config, only=suspects)
         slicer = slices.Slicer(snapshot)
         snapshot_id = db_api.store_snapshot(res.db, snapshot, res.conf.snapshot_keep_count,
                                             res.conf.snapshot_keep_days, slicer=slicer, scope="hosts")

@@ -9,16 +9,30 @@ from keyvrm.db import api as db_api
 from keyvrm.flows import context
 from keyvrm.flows import steps
 from keyvrm.harvest import assemble
+from keyvrm.harvest import power
 from keyvrm.harvest import store
 from keyvrm.model import slices
 
 LOG = logging.getLogger(__name__)
 
 
+def with_bmc_power(resources, snapshot, app_config, only=None):
+    """``snapshot`` with the BMC power of its stale hosts (``keyvrm.harvest.power``) when BMC fencing is on."""
+    if not app_config.ha_fence_bmc:
+        return snapshot
+    fencers = resources.fencers(app_config)
+    conf = resources.conf
+    return power.with_power(snapshot, fencers.bmc if fencers is not None else None,
+                            stale_after_s=conf.heartbeat_stale_after_s, now_s=snapshot.taken_at,
+                            max_condemned_share=conf.max_condemned_share,
+                            timeout_s=conf.bmc_request_timeout_s, only=only)
+
+
 def take_snapshot(resources, app_config):
-    """A fresh snapshot of the region at the clock's now (failed sources recorded in it)."""
-    return assemble.harvest(resources.sources(), app_config, now_s=resources.clock.time(),
-                            metrics_window_s=resources.conf.metrics_window_s)
+    """A fresh snapshot of the region at the clock's now (failed sources recorded in it), BMC power included."""
+    snapshot = assemble.harvest(resources.sources(), app_config, now_s=resources.clock.time(),
+                                metrics_window_s=resources.conf.metrics_window_s)
+    return with_bmc_power(resources, snapshot, app_config)
 
 
 class Harvest(steps.FlowTask):

@@ -28,17 +28,19 @@ class FlowSettings:
     snapshot_keep_days: int = 7
     max_condemned_share: float = 0.5
     max_rejected_hosts: int = 100
+    bmc_request_timeout_s: float = 10.0
     executor: executor_settings.ExecutorSettings = dataclasses.field(
         default_factory=executor_settings.ExecutorSettings)
 
     @classmethod
     def from_conf(cls, conf) -> "FlowSettings":
-        """The values of ``[heartbeat]``, ``[database]``, ``[ha]``, ``[engine]``, ``[executor]`` and ``[lifecycle]``."""
+        """The values of the ``[heartbeat]``, ``[database]``, ``[ha]``, ``[engine]``, ``[fencing]`` and ``[executor]`` options."""
         return cls(heartbeat_stale_after_s=float(conf.heartbeat.stale_after),
                    snapshot_keep_count=conf.database.snapshot_keep_count,
                    snapshot_keep_days=conf.database.snapshot_keep_days,
                    max_condemned_share=conf.ha.mass_failure_share,
                    max_rejected_hosts=conf.engine.max_rejected_hosts,
+                   bmc_request_timeout_s=float(conf.fencing.bmc_request_timeout),
                    executor=executor_settings.ExecutorSettings.from_conf(conf))
 
     def executor_for(self, app_config: settings.AppConfig) -> executor_settings.ExecutorSettings:

@@ -161,7 +161,9 @@ class Hypervisor(msgspec.Struct, **_RECORD):
     ComputeCapabilitiesFilter names them; the OpenStack driver fills ``cpu_info`` (the
     hypervisors API's dict: ``arch``, ``model``, ``vendor``, ``topology``, ``features``...).
     ``hypervisor_type`` is the hypervisors API's text ("QEMU" for libvirt KVM and QEMU
-    hosts, "fake" for Nova's fake driver).
+    hosts, "fake" for Nova's fake driver). ``power``: what the host's BMC said when it
+    was asked ("on", "off", or "unreachable"); None = not asked (only hosts whose
+    heartbeat is stale are, and only with BMC fencing on: ``keyvrm.harvest.power``).
     """
 
     name: str
@@ -178,6 +180,7 @@ class Hypervisor(msgspec.Struct, **_RECORD):
     host_ip: Optional[str] = None
     metrics: Optional[HostMetrics] = None
     heartbeat_at: Optional[float] = None
+    power: Optional[str] = None
 
     @property
     def cpu_arch(self) -> Optional[str]:

@@ -1,18 +1,29 @@
 """HA planning: which hypervisors of an aggregate to fence, and where their VMs go.
 
 Detection decision matrix (S = nova-compute service, H = heartbeat, I = the state of
-``ha_fence_interfaces`` over the metrics window; "missing" = the source failed this
-cycle or has no record of the host):
+``ha_fence_interfaces`` over the metrics window, P = what the host's BMC reports, asked
+only with ``ha_fence_bmc`` on and only of hosts whose heartbeat is stale
+(``keyvrm.harvest.power``); "missing" = the source failed this cycle or has no record of
+the host):
 
-    | S              | H              | I                    | verdict                      |
-    |----------------|----------------|----------------------|------------------------------|
-    | any            | any            | a fence iface down   | unsafe: fence, evacuate      |
-    | down           | stale          | up or missing        | failed: fence, evacuate      |
-    | down           | fresh          | up or missing        | host_alive_service_down      |
-    | up             | stale          | up or missing        | heartbeat_path_broken        |
-    | down           | missing        | up or missing        | insufficient_evidence        |
-    | missing        | stale          | up or missing        | insufficient_evidence        |
-    | up or missing  | fresh/missing  | up or missing        | healthy (nothing to say)     |
+    | S             | H             | I                  | P       | verdict                      |
+    |---------------|---------------|--------------------|---------|------------------------------|
+    | any           | any           | a fence iface down | any     | unsafe: fence, evacuate      |
+    | down          | stale         | up or missing      | any     | failed: fence, evacuate      |
+    | up or missing | stale         | up or missing      | off     | powered_off: fence, evacuate |
+    | down          | fresh         | up or missing      | any     | host_alive_service_down      |
+    | up            | stale         | up or missing      | not off | heartbeat_path_broken        |
+    | down          | missing       | up or missing      | any     | insufficient_evidence        |
+    | missing       | stale         | up or missing      | not off | insufficient_evidence        |
+    | up or missing | fresh/missing | up or missing      | any     | healthy (nothing to say)     |
+
+``powered_off`` is the fast verdict. A stale heartbeat alone may be a broken heartbeat
+path, which is why HA otherwise waits for Nova's own verdict (``service_down_time``,
+60 s by default); but a BMC that reports the host powered off is proof -- a host without
+power writes to no disk and runs no VM. Such a host is fenced as a failed one: the BMC
+fencer confirms it off, then Nova's fencer forces its compute service down, which is
+what lets Nova accept the evacuations at once. Without BMC fencing, or with a BMC that
+answers "on" or not at all, HA waits for Nova's verdict as before.
 
 A fence interface is only "down" when the metrics source answered and knows the host's
 interfaces; so a missing source never alone condemns a host, and a source that failed is
@@ -42,6 +53,7 @@ import dataclasses
 import heapq
 from typing import Optional
 
+from keyvrm.drivers.fencing.base import POWER_OFF
 from keyvrm.model import snapshot as m
 from keyvrm.planning.context import build_context
 from keyvrm.planning.plan import EVACUATE
@@ -55,8 +67,9 @@ from keyvrm.scheduling.selector import is_online
 
 FAILED = "failed"
 UNSAFE = "unsafe"
+POWERED_OFF = "powered_off"
 HEALTHY = "healthy"
-CONDEMNED_VERDICTS = (FAILED, UNSAFE)
+CONDEMNED_VERDICTS = (FAILED, UNSAFE, POWERED_OFF)
 
 DEFAULT_MAX_CONDEMNED_SHARE = 0.5
 
@@ -73,6 +86,7 @@ class HostVerdict:
     heartbeat: str
     interfaces: str
     reason: Optional[reasons.Reason] = None
+    power: Optional[str] = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -113,28 +127,36 @@ def _interface_signal(snapshot, hypervisor, fence_interfaces):
     return _DOWN if set(metrics.down_interfaces) & set(fence_interfaces) else _UP
 
 
-def judge_host(snapshot, hypervisor, fence_interfaces, stale_after_s, now_s) -> HostVerdict:
-    """Apply the decision matrix (module docstring) to one host."""
+def _power_signal(hypervisor, power_proof_on):
+    """What the host's BMC said (``keyvrm.harvest.power``), counted only with BMC fencing on."""
+    return hypervisor.power if power_proof_on else None
+
+
+def judge_host(snapshot, hypervisor, fence_interfaces, stale_after_s, now_s, power_proof_on=False) -> HostVerdict:
+    """Apply the decision matrix (module docstring) to one host; ``power_proof_on``: BMC fencing is on."""
     name = hypervisor.name
     s = _service_signal(snapshot, hypervisor)
     h = _heartbeat_signal(snapshot, hypervisor, stale_after_s, now_s)
     i = _interface_signal(snapshot, hypervisor, fence_interfaces)
+    p = _power_signal(hypervisor, power_proof_on)
     verdict, reason = HEALTHY, None
     if i == _DOWN:
         verdict = UNSAFE
     elif s == _DOWN and h == "stale":
         verdict = FAILED
+    elif h == "stale" and p == POWER_OFF:
+        verdict = POWERED_OFF
     elif s == _DOWN and h == "fresh":
         verdict, reason = "host_alive_service_down", reasons.host_alive_service_down(name)
     elif s == _UP and h == "stale":
-        verdict, reason = "heartbeat_path_broken", reasons.heartbeat_path_broken(name)
+        verdict, reason = "heartbeat_path_broken", reasons.heartbeat_path_broken(name, p)
     elif s == _DOWN and h == _MISSING:
         verdict, reason = "insufficient_evidence", reasons.insufficient_evidence(
             name, m.SOURCE_HEARTBEAT)
     elif s == _MISSING and h == "stale":
         verdict, reason = "insufficient_evidence", reasons.insufficient_evidence(
             name, m.SOURCE_NOVA)
-    return HostVerdict(name, verdict, s, h, i, reason)
+    return HostVerdict(name, verdict, s, h, i, reason, p)
 
 
 def fencing_obstacle(app_config, hypervisor) -> Optional[str]:
@@ -176,8 +198,8 @@ def detect_failures(snapshot, app_config, aggregate: str, *, heartbeat_stale_aft
     index = index or snapshot.index()
     hosts = index.hypervisors_of(aggregate)
     found = _missing_sources(snapshot, app_config, aggregate)
-    verdicts = tuple(judge_host(snapshot, h, app_config.ha_fence_interfaces,
-                                heartbeat_stale_after_s, now_s) for h in hosts)
+    verdicts = tuple(judge_host(snapshot, h, app_config.ha_fence_interfaces, heartbeat_stale_after_s, now_s,
+                                power_proof_on=app_config.ha_fence_bmc) for h in hosts)
     found.extend(v.reason for v in verdicts if v.reason is not None and v.host not in handled)
     found.extend(reasons.already_handled(v.host, handled[v.host]) for v in verdicts
                  if v.host in handled and v.verdict != HEALTHY)

@@ -13,6 +13,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Optional
 
+from keyvrm.drivers.fencing.base import POWER_ON
+from keyvrm.drivers.fencing.base import POWER_UNREACHABLE
 from keyvrm.model import reason_list
 from keyvrm.model import states
 
@@ -266,9 +268,13 @@ def host_alive_service_down(host: str) -> Reason:
                   " fresh and interfaces are up: alert, no fencing" % host, host=host)
 
 
-def heartbeat_path_broken(host: str) -> Reason:
-    return Reason(HEARTBEAT_PATH_BROKEN, "heartbeat of %s is stale but nova-compute is up:"
-                  " heartbeat path broken, no fencing" % host, host=host)
+def heartbeat_path_broken(host: str, power: Optional[str] = None) -> Reason:
+    """A stale heartbeat while Nova sees the compute service up; ``power``: what its BMC said, if asked."""
+    bmc = {POWER_ON: "; its BMC reports it powered on",
+           POWER_UNREACHABLE: "; its BMC did not answer (no proof of power loss)"}.get(power, "")
+    return Reason(HEARTBEAT_PATH_BROKEN, "heartbeat of %s is stale but nova-compute is up%s:"
+                  " heartbeat path broken or the host dying, no fencing before Nova's verdict" % (host, bmc),
+                  host=host, details=(("bmc_power", power),) if power else ())
 
 
 def insufficient_evidence(host: str, missing: str) -> Reason:

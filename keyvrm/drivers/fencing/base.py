@@ -16,6 +16,7 @@ from typing import Optional
 POWER_ON = "on"
 POWER_OFF = "off"
 POWER_STATES = (POWER_ON, POWER_OFF)
+POWER_UNREACHABLE = "unreachable"  # what a harvest records of a BMC that did not answer
 
 
 class PowerDriver(abc.ABC):

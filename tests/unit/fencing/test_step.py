@@ -68,8 +68,14 @@ def test_any_enabled_fencer_not_confirming_means_not_fenced(failing, how):
 
     assert outcome.reason == step.FENCING_FAILED
     assert not outcome.fenced
-    assert len(outcome.results) == 3, "every fencer runs even after one failed"
-    assert [r.confirmed for r in outcome.results].count(False) == 1
+    assert len(outcome.results) == 3, "every fencer has a result even after one failed"
+    assert fencers["ceph"].hosts == ["compute-1"] and bmc.hosts == ["compute-1"], "both hard fencers run"
+    unconfirmed = [r.fencer for r in outcome.results if not r.confirmed]
+    if failing == "nova":
+        assert unconfirmed == ["nova"]
+    else:  # Nova is told a host is down only once the hard fencers proved it
+        assert unconfirmed == [failing, "nova"] and fencers["nova"].hosts == []
+        assert outcome.results[-1].message.startswith("not run: a hard fencer did not confirm")
 
 
 def test_enabled_fencer_without_a_driver_is_a_failed_fence():

@@ -39,6 +39,11 @@ def dies(host, at="1m"):
     return "  - at: %s\n    fault: host_dies\n    hosts: [%s]\n    bmc: 'off'\n" % (at, host)
 
 
+def heartbeat_stops(host, at="1m"):
+    """The host's heartbeat agent stops; the host, its BMC (on) and nova-compute live on."""
+    return "  - at: %s\n    fault: heartbeat_stops\n    hosts: [%s]\n" % (at, host)
+
+
 def overloads(host, at="0m"):
     return ("  - at: %s\n    fault: overload\n    hosts: [%s]\n    cpu_factor: 8.0\n    ramp: 1m\n"
             % (at, host))

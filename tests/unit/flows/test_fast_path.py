@@ -2,6 +2,7 @@
 
 from keyvrm.db import api as db_api
 from keyvrm.db import models
+from keyvrm.model import reason_list
 from tests.unit.flows import regions
 
 HA_ON = {"marker": "HA", "no_op_mode": False, "storage_mode": "shared"}
@@ -69,3 +70,30 @@ def test_before_the_first_snapshot_the_fast_path_leaves_the_host_to_the_periodic
     emb.configure(app={"enabled": True}, aggregates={regions.HA_AGG: HA_ON})
     cycle = _fast_cycle(emb, [DEAD])
     assert (cycle["status"], cycle["reason_code"]) == ("skipped", "no_snapshot")
+
+
+def test_with_bmc_fencing_a_silent_host_whose_bmc_reports_it_off_is_fenced_before_novas_verdict(make_region):
+    emb = make_region(regions.dies(DEAD, at="1m"))
+    emb.configure(app={"enabled": True, "ha_fence_bmc": True}, aggregates={regions.HA_AGG: HA_ON})
+    assert emb.run_cycle(120)
+    emb.advance(95.0)  # dead at 1 min: its heartbeat is stale, Nova still shows its compute service up
+    cycle = _fast_cycle(emb, [DEAD])
+    (event,) = db_api.list_events(emb.db, cycle_id=cycle["id"])
+    assert (event["kind"], event["state"]) == ("HA", "healthy")
+    state = db_api.get_hypervisor_state(emb.db, DEAD)
+    assert state["state"] == "maintenance"
+    assert [f["fencer"] for f in state["fencing"] if f["confirmed"]] == ["bmc", "nova"]
+    assert all(r["status"] == "succeeded" for r in db_api.list_recommendations(emb.db, event_id=event["id"]))
+
+
+def test_with_bmc_fencing_a_silent_host_whose_bmc_reports_it_on_waits_for_nova(make_region):
+    emb = make_region(regions.heartbeat_stops(DEAD, at="1m"))
+    emb.configure(app={"enabled": True, "ha_fence_bmc": True}, aggregates={regions.HA_AGG: HA_ON})
+    assert emb.run_cycle(120)
+    emb.advance(95.0)
+    cycle = _fast_cycle(emb, [DEAD])
+    assert db_api.get_hypervisor_state(emb.db, DEAD)["state"] == "ok"
+    (event,) = db_api.list_events(emb.db, cycle_id=cycle["id"])
+    assert (event["state"], event["reason_code"]) == ("warning", "heartbeat_path_broken")
+    entries = reason_list.ReasonList.from_json(event["reasons"]).entries
+    assert any("BMC reports it powered on" in entry.message for entry in entries)

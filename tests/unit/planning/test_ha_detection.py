@@ -159,3 +159,37 @@ def test_an_alert_without_fencing_leaves_the_event_in_warning(state, age):
     result = _detect([b.host("odd", state=state, heartbeat_age_s=age)] + _healthy(3))
     assert result.to_fence == ()
     assert result.state == "warning"
+
+
+@pytest.mark.parametrize("power,bmc_fencing,verdict", [
+    ("off", True, ha.POWERED_OFF),  # the BMC's proof: condemned without Nova's verdict
+    ("off", False, "heartbeat_path_broken"),  # no BMC fencing: its word is not counted
+    ("on", True, "heartbeat_path_broken"),
+    ("unreachable", True, "heartbeat_path_broken"),  # a partition: no proof, wait for Nova
+    (None, True, "heartbeat_path_broken"),  # not asked (no credentials for the host)
+])
+def test_a_bmc_reporting_power_off_condemns_a_stale_host_before_nova(power, bmc_fencing, verdict):
+    bad = m.replace(b.host("bad", state=m.SERVICE_UP, heartbeat_age_s=120.0), power=power)
+    result = _detect([bad] + _healthy(4), AppConfig(ha_fence_bmc=bmc_fencing))
+    assert result.verdicts[0].verdict == verdict
+    assert result.to_fence == (("bad",) if verdict == ha.POWERED_OFF else ())
+
+
+def test_a_bmc_reporting_power_off_does_not_condemn_a_host_whose_heartbeat_is_fresh():
+    beating = m.replace(b.host("beating", state=m.SERVICE_UP, heartbeat_age_s=5.0), power="off")
+    result = _detect([beating] + _healthy(4), AppConfig(ha_fence_bmc=True))
+    assert result.verdicts[0].verdict == ha.HEALTHY and result.to_fence == ()
+
+
+def test_the_silent_hosts_reason_says_what_its_bmc_answered():
+    bad = m.replace(b.host("bad", state=m.SERVICE_UP, heartbeat_age_s=120.0), power="unreachable")
+    result = _detect([bad] + _healthy(4), AppConfig(ha_fence_bmc=True))
+    [reason] = [r for r in result.reasons if r.host == "bad"]
+    assert "BMC did not answer" in reason.message and dict(reason.details)["bmc_power"] == "unreachable"
+
+
+def test_the_mass_failure_guard_holds_powered_off_hosts_too():
+    dead = [m.replace(b.host("d%d" % i, state=m.SERVICE_UP, heartbeat_age_s=999), power="off") for i in range(3)]
+    result = _detect(dead + _healthy(2), AppConfig(ha_fence_bmc=True))
+    assert result.to_fence == ()
+    assert reasons.MASS_FAILURE_GUARD in [r.code for r in result.reasons]

@@ -34,7 +34,7 @@ class FlowSettings:
 
     @classmethod
     def from_conf(cls, conf) -> "FlowSettings":
-        """The values of the ``[heartbeat]``, ``[database]``, ``[ha]``, ``[engine]``, ``[fencing]`` and ``[executor]`` options."""
+        """The values of the heartbeat, database, ha, engine, fencing and executor option groups."""
         return cls(heartbeat_stale_after_s=float(conf.heartbeat.stale_after),
                    snapshot_keep_count=conf.database.snapshot_keep_count,
                    snapshot_keep_days=conf.database.snapshot_keep_days,

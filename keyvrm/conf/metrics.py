@@ -55,6 +55,13 @@ opts = [
                default="min_over_time(node_network_up{%s}[{window}])" % _UPLINKS,
                help="Interface state per (host, interface): 1 up all the window, 0 down at "
                     "some time in it."),
+    cfg.StrOpt("host_target_up_query",
+               default='max by (instance) (up{job=~".*node.*"})',
+               help="Whether each hypervisor's exporter is scraped now: 1 up, 0 down (the TSDB's own "
+                    "``up`` series of its node exporter target, at the last scrape, not averaged). "
+                    "With BMC fencing on, a target down beside a stale heartbeat lets HA power off a "
+                    "host that hangs although Nova still sees its compute service up. A host the "
+                    "expression does not return has no such signal."),
     cfg.StrOpt("vm_cpu_query",
                default="sum by (uuid) (rate(libvirt_domain_info_cpu_time_seconds_total[{window}]))",
                help="VM CPU, busy vCPUs."),

@@ -67,7 +67,8 @@ def _reads(sources, now_s):
     ]
     if sources.metrics is not None:
         reads += [(m.SOURCE_METRICS, "host_metrics", sources.metrics.host_metrics),
-                  (m.SOURCE_METRICS, "vm_metrics", sources.metrics.vm_metrics)]
+                  (m.SOURCE_METRICS, "vm_metrics", sources.metrics.vm_metrics),
+                  (m.SOURCE_METRICS, "targets_up", sources.metrics.targets_up)]
     if sources.heartbeat is not None:
         reads.append((m.SOURCE_HEARTBEAT, "heartbeats", sources.heartbeat.last_heartbeats))
     return reads
@@ -191,13 +192,15 @@ def join_vms(servers, vm_metrics, app_config) -> tuple:
     return tuple(out)
 
 
-def join_hypervisors(hypervisors, services, inventories, host_metrics, heartbeats) -> tuple:
-    """Hypervisor records with their service, inventories, metrics and heartbeat (by host)."""
+def join_hypervisors(hypervisors, services, inventories, host_metrics, heartbeats, targets_up=None) -> tuple:
+    """Hypervisor records with their service, inventories, metrics, metrics target and heartbeat (by host)."""
     by_host = {s.host: s for s in services or ()}
     replace = m.replace
     inventories, host_metrics, heartbeats = inventories or {}, host_metrics or {}, heartbeats or {}
+    targets_up = targets_up or {}
     return tuple(replace(h, service=by_host.get(h.name), inventories=inventories.get(h.name, {}),
-                         metrics=host_metrics.get(h.name), heartbeat_at=heartbeats.get(h.name))
+                         metrics=host_metrics.get(h.name), heartbeat_at=heartbeats.get(h.name),
+                         target_up=targets_up.get(h.name))
                  for h in hypervisors or ())
 
 
@@ -217,7 +220,7 @@ def harvest(sources: HarvestSources, app_config, *, now_s: float,
         availability_zones=tuple(get("availability_zones") or ()),
         aggregates=tuple(get("aggregates") or ()),
         hypervisors=join_hypervisors(get("hypervisors"), get("services"), get("inventories"),
-                                     get("host_metrics"), get("heartbeats")),
+                                     get("host_metrics"), get("heartbeats"), get("targets_up")),
         vms=join_vms(get("servers") or (), get("vm_metrics"), app_config),
         server_groups=tuple(get("server_groups") or ()),
         images=tuple(get("images") or ()),

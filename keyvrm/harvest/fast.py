@@ -4,12 +4,12 @@ When the watch sees a host's signal turn bad, HA must not wait for a whole regio
 harvested (at 10,000 hosts that is the slowest part of a cycle). The suspect hosts'
 aggregates are taken from the newest stored snapshot (at most one period old) and what
 the HA decision matrix and the evacuation plan read is read again now: every compute
-service (one Nova call: state, forced down, last report), every heartbeat (one read) and
-the servers on each suspect host (one paged Nova call per host, so VMs booted since the
-snapshot are evacuated too). Capacity (Placement), metrics, server groups and images
-stay as the snapshot had them; the executor checks each target again before Nova is
-asked. A fresh read that fails fails its source in the new snapshot, and HA fences
-nothing on a failed source, as in any cycle.
+service (one Nova call: state, forced down, last report), every heartbeat (one read), the
+suspects' metrics targets (one TSDB query) and the servers on each suspect host (one
+paged Nova call per host, so VMs booted since the snapshot are evacuated too). Capacity
+(Placement), metrics, server groups and images stay as the snapshot had them; the
+executor checks each target again before Nova is asked. A fresh read that fails fails
+its source in the new snapshot, and HA fences nothing on a failed source, as in any cycle.
 """
 
 from __future__ import annotations
@@ -48,6 +48,8 @@ def refresh(views, sources: assemble.HarvestSources, app_config, suspects, *, no
               for host in suspects]
     if sources.heartbeat is not None:
         reads.append((m.SOURCE_HEARTBEAT, "heartbeats", sources.heartbeat.last_heartbeats))
+    if sources.metrics is not None:
+        reads.append((m.SOURCE_METRICS, "targets_up", functools.partial(sources.metrics.targets_up, suspects)))
     results, statuses = assemble.collect(sources, now_s, reads)
     if sources.heartbeat is None:
         statuses[m.SOURCE_HEARTBEAT] = m.SourceStatus(m.SOURCE_HEARTBEAT, False, "no heartbeat driver configured")
@@ -58,6 +60,9 @@ def refresh(views, sources: assemble.HarvestSources, app_config, suspects, *, no
     if "heartbeats" in results:
         beats = results["heartbeats"]
         hypervisors = tuple(m.replace(h, heartbeat_at=beats.get(h.name)) for h in hypervisors)
+    if "targets_up" in results:
+        up = results["targets_up"]
+        hypervisors = tuple(m.replace(h, target_up=up[h.name]) if h.name in up else h for h in hypervisors)
     fresh = [vm for host in suspects for vm in results.get("servers on %s" % host, ())]
     reread = {host for host in suspects if "servers on %s" % host in results}
     metrics = {vm.id: vm.metrics for vm in base.vms}

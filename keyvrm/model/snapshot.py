@@ -164,6 +164,7 @@ class Hypervisor(msgspec.Struct, **_RECORD):
     hosts, "fake" for Nova's fake driver). ``power``: what the host's BMC said when it
     was asked ("on", "off", or "unreachable"); None = not asked (only hosts whose
     heartbeat is stale are, and only with BMC fencing on: ``keyvrm.harvest.power``).
+    ``target_up``: whether the TSDB scrapes the host's exporter now; None = not known.
     """
 
     name: str
@@ -181,6 +182,7 @@ class Hypervisor(msgspec.Struct, **_RECORD):
     metrics: Optional[HostMetrics] = None
     heartbeat_at: Optional[float] = None
     power: Optional[str] = None
+    target_up: Optional[bool] = None
 
     @property
     def cpu_arch(self) -> Optional[str]:

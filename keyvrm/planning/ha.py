@@ -1,29 +1,33 @@
 """HA planning: which hypervisors of an aggregate to fence, and where their VMs go.
 
 Detection decision matrix (S = nova-compute service, H = heartbeat, I = the state of
-``ha_fence_interfaces`` over the metrics window, P = what the host's BMC reports, asked
-only with ``ha_fence_bmc`` on and only of hosts whose heartbeat is stale
-(``keyvrm.harvest.power``); "missing" = the source failed this cycle or has no record of
-the host):
+``ha_fence_interfaces`` over the metrics window, T = the host's metrics target (is the
+TSDB scraping its exporter now), P = what the host's BMC reports, asked only with
+``ha_fence_bmc`` on and only of hosts whose heartbeat is stale (``keyvrm.harvest.power``);
+"missing" = the source failed this cycle or has no record of the host):
 
-    | S             | H             | I                  | P       | verdict                      |
-    |---------------|---------------|--------------------|---------|------------------------------|
-    | any           | any           | a fence iface down | any     | unsafe: fence, evacuate      |
-    | down          | stale         | up or missing      | any     | failed: fence, evacuate      |
-    | up or missing | stale         | up or missing      | off     | powered_off: fence, evacuate |
-    | down          | fresh         | up or missing      | any     | host_alive_service_down      |
-    | up            | stale         | up or missing      | not off | heartbeat_path_broken        |
-    | down          | missing       | up or missing      | any     | insufficient_evidence        |
-    | missing       | stale         | up or missing      | not off | insufficient_evidence        |
-    | up or missing | fresh/missing | up or missing      | any     | healthy (nothing to say)     |
+    | S             | H             | I                  | T    | P       | verdict                       |
+    |---------------|---------------|--------------------|------|---------|-------------------------------|
+    | any           | any           | a fence iface down | any  | any     | unsafe: fence, evacuate       |
+    | down          | stale         | up or missing      | any  | any     | failed: fence, evacuate       |
+    | up or missing | stale         | up or missing      | any  | off     | powered_off: fence, evacuate  |
+    | up or missing | stale         | up or missing      | down | on      | unresponsive: fence, evacuate |
+    | down          | fresh         | up or missing      | any  | any     | host_alive_service_down       |
+    | up            | stale         | up or missing      | any  | other   | heartbeat_path_broken         |
+    | down          | missing       | up or missing      | any  | any     | insufficient_evidence         |
+    | missing       | stale         | up or missing      | any  | other   | insufficient_evidence         |
+    | up or missing | fresh/missing | up or missing      | any  | any     | healthy (nothing to say)      |
 
-``powered_off`` is the fast verdict. A stale heartbeat alone may be a broken heartbeat
-path, which is why HA otherwise waits for Nova's own verdict (``service_down_time``,
-60 s by default); but a BMC that reports the host powered off is proof -- a host without
-power writes to no disk and runs no VM. Such a host is fenced as a failed one: the BMC
-fencer confirms it off, then Nova's fencer forces its compute service down, which is
-what lets Nova accept the evacuations at once. Without BMC fencing, or with a BMC that
-answers "on" or not at all, HA waits for Nova's verdict as before.
+``powered_off`` and ``unresponsive`` are the fast verdicts. A stale heartbeat alone may
+be a broken heartbeat path, which is why HA otherwise waits for Nova's own verdict
+(``service_down_time``, 60 s by default). But a BMC that reports the host powered off is
+proof -- a host without power writes to no disk and runs no VM; and a host whose
+heartbeat and exporter both went silent while its BMC answers "on" has hung (its
+nova-compute may still report to Nova for a while), and its BMC can make that certain.
+Either host is fenced as a failed one: the BMC fencer powers it off and confirms it off,
+then Nova's fencer forces its compute service down, which is what lets Nova accept the
+evacuations at once. A BMC that does not answer proves nothing (a partition cuts the
+BMC network too): HA waits for Nova's verdict, as it does without BMC fencing.
 
 A fence interface is only "down" when the metrics source answered and knows the host's
 interfaces; so a missing source never alone condemns a host, and a source that failed is
@@ -54,6 +58,7 @@ import heapq
 from typing import Optional
 
 from keyvrm.drivers.fencing.base import POWER_OFF
+from keyvrm.drivers.fencing.base import POWER_ON
 from keyvrm.model import snapshot as m
 from keyvrm.planning.context import build_context
 from keyvrm.planning.plan import EVACUATE
@@ -68,8 +73,9 @@ from keyvrm.scheduling.selector import is_online
 FAILED = "failed"
 UNSAFE = "unsafe"
 POWERED_OFF = "powered_off"
+UNRESPONSIVE = "unresponsive"
 HEALTHY = "healthy"
-CONDEMNED_VERDICTS = (FAILED, UNSAFE, POWERED_OFF)
+CONDEMNED_VERDICTS = (FAILED, UNSAFE, POWERED_OFF, UNRESPONSIVE)
 
 DEFAULT_MAX_CONDEMNED_SHARE = 0.5
 
@@ -127,6 +133,12 @@ def _interface_signal(snapshot, hypervisor, fence_interfaces):
     return _DOWN if set(metrics.down_interfaces) & set(fence_interfaces) else _UP
 
 
+def _target_signal(snapshot, hypervisor):
+    if not snapshot.source_ok(m.SOURCE_METRICS) or hypervisor.target_up is None:
+        return _MISSING
+    return _UP if hypervisor.target_up else _DOWN
+
+
 def _power_signal(hypervisor, power_proof_on):
     """What the host's BMC said (``keyvrm.harvest.power``), counted only with BMC fencing on."""
     return hypervisor.power if power_proof_on else None
@@ -138,6 +150,7 @@ def judge_host(snapshot, hypervisor, fence_interfaces, stale_after_s, now_s, pow
     s = _service_signal(snapshot, hypervisor)
     h = _heartbeat_signal(snapshot, hypervisor, stale_after_s, now_s)
     i = _interface_signal(snapshot, hypervisor, fence_interfaces)
+    t = _target_signal(snapshot, hypervisor)
     p = _power_signal(hypervisor, power_proof_on)
     verdict, reason = HEALTHY, None
     if i == _DOWN:
@@ -146,6 +159,8 @@ def judge_host(snapshot, hypervisor, fence_interfaces, stale_after_s, now_s, pow
         verdict = FAILED
     elif h == "stale" and p == POWER_OFF:
         verdict = POWERED_OFF
+    elif h == "stale" and t == _DOWN and p == POWER_ON:
+        verdict = UNRESPONSIVE
     elif s == _DOWN and h == "fresh":
         verdict, reason = "host_alive_service_down", reasons.host_alive_service_down(name)
     elif s == _UP and h == "stale":

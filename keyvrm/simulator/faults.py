@@ -79,6 +79,21 @@ def heartbeat_stops(region: r.Region, params: dict) -> None:
                      False)
 
 
+def host_hangs(region: r.Region, params: dict) -> None:
+    """Hosts hang: heartbeat agent and metrics exporter stop; nova-compute reports on, the BMC answers on."""
+    hosts = _hosts(region, params)
+    for host in hosts:
+        region.set_host_condition(host, agent_running=False, exporter_running=False)
+    region.record_fault("host_hangs", params["hosts"])
+    _heal_later(region, params, _host_resumes, region, hosts)
+
+
+def _host_resumes(region, hosts):
+    for host in hosts:
+        region.set_host_condition(host, agent_running=True, exporter_running=True)
+    region.record_fault("host_resumes", [h.name for h in hosts])
+
+
 def interface_down(region: r.Region, params: dict) -> None:
     """A named interface goes down on the hosts."""
     name = params["interface"]
@@ -188,6 +203,7 @@ FAULTS = {
     "network_partition": (network_partition, ("duration_s",), True),
     "compute_stops": (compute_stops, ("duration_s",), True),
     "heartbeat_stops": (heartbeat_stops, ("duration_s",), True),
+    "host_hangs": (host_hangs, ("duration_s",), True),
     "interface_down": (interface_down, ("interface", "duration_s"), True),
     "bmc_fault": (bmc_fault, ("mode", "duration_s"), True),
     "nova_api_503": (nova_api_503, ("duration_s",), False),

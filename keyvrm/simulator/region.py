@@ -99,7 +99,7 @@ class Host:
         "cpu_allocation_ratio", "ram_allocation_ratio", "reserved_vcpus", "reserved_ram_mb",
         "hugepage_size_kb", "hugepages_total", "net_capacity_mbps", "interfaces", "host_ip",
         "hypervisor_type", "hypervisor_version", "traits", "cpu_arch", "kvm",
-        "powered", "partitioned", "compute_running", "agent_running", "forced_down",
+        "powered", "partitioned", "compute_running", "agent_running", "exporter_running", "forced_down",
         "disabled",
         "disabled_reason", "bmc_mode", "down_interfaces", "used_vcpus", "used_ram_mb",
         "orphan_vcpus", "orphan_ram_mb", "vms",
@@ -138,6 +138,7 @@ class Host:
         self.partitioned = False
         self.compute_running = True
         self.agent_running = True
+        self.exporter_running = True
         self.forced_down = False
         self.disabled = False
         self.disabled_reason = None
@@ -175,6 +176,11 @@ class Host:
     def reachable(self) -> bool:
         """The host runs and its management network works (metrics, migrations)."""
         return self.powered and not self.partitioned
+
+    @property
+    def scraped(self) -> bool:
+        """The TSDB scrapes the host's exporter (its metrics target is up)."""
+        return self.reachable and self.exporter_running
 
     def supported_instances(self) -> list:
         """The compute node's (arch, hv type, vm mode) triples, as its Nova driver reports them.
@@ -381,7 +387,7 @@ class Region:
         return updated is None or self.now - updated > self.options.service_down_time_s
 
     def set_host_condition(self, host: Host, powered=None, partitioned=None,
-                           compute_running=None, agent_running=None):
+                           compute_running=None, agent_running=None, exporter_running=None):
         """Change what runs on a host, freezing or resuming its periodic writers."""
         hb_before, svc_before = host.heartbeat_writing, host.compute_reporting
         last_hb, last_svc = self.last_heartbeat(host), self.service_updated_at(host)
@@ -393,6 +399,8 @@ class Region:
             host.compute_running = compute_running
         if agent_running is not None:
             host.agent_running = agent_running
+        if exporter_running is not None:
+            host.exporter_running = exporter_running
         if hb_before and not host.heartbeat_writing:
             host.hb_frozen_s = last_hb if last_hb is not None else -math.inf
         elif not hb_before and host.heartbeat_writing:

@@ -25,3 +25,7 @@ class MetricsDriver(abc.ABC):
     def vm_metrics(self, vm_ids: Optional[Iterable[str]] = None
                    ) -> dict[str, snapshot.VMMetrics]:
         """Load of each VM (all when ``vm_ids`` is None)."""
+
+    @abc.abstractmethod
+    def targets_up(self, hosts: Optional[Iterable[str]] = None) -> dict[str, bool]:
+        """Whether the TSDB scrapes each hypervisor's exporter now (its target's ``up``); absent: not known."""

@@ -50,6 +50,7 @@ class MetricQueries:
     host_net: str
     host_hugepages: str
     host_interface_up: str
+    host_target_up: str
     vm_cpu: str
     vm_ram: str
     vm_net: str
@@ -164,6 +165,12 @@ class PrometheusMetricsDriver(base.MetricsDriver):
             net_pct=values["net"].get(host), hugepages_pct=values["hugepages"].get(host),
             down_interfaces=tuple(sorted(interfaces.get(host, ()))),
             interfaces_known=host in interfaces) for host in names}
+
+    def targets_up(self, hosts=None):
+        """Each hypervisor the target query returns: True when its value is 1 (scraped now)."""
+        values = self._by_host(self.query("host_target_up"))
+        up = {host: value is not None and value >= 1 for host, value in values.items()}
+        return up if hosts is None else {host: up[host] for host in hosts if host in up}
 
     def _by_vm(self, results) -> dict:
         return {labels[self.vm_label]: value for labels, value in results if labels.get(self.vm_label)}

@@ -1,7 +1,8 @@
 """The metrics driver over a simulated region: load computed from the VMs placed now.
 
 Hosts that are off or cut from the management network are missing (all fields None,
-interfaces unknown), as their exporters cannot be scraped; so are their VMs.
+interfaces unknown), as their exporters cannot be scraped; so are their VMs. A host whose
+exporter stopped (it hangs) is missing too, and its metrics target reads down.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ class SimMetricsDriver(base.MetricsDriver):
             host = self.region.hosts.get(name)
             if host is None:
                 continue
-            if not host.reachable:
+            if not host.scraped:
                 out[name] = _MISSING_HOST
                 continue
             cpu, ram, net, hp = load.host_load(self.region, host)
@@ -42,6 +43,12 @@ class SimMetricsDriver(base.MetricsDriver):
                                       down_interfaces=host.down_interfaces,
                                       interfaces_known=True)
         return out
+
+    @r.synchronized
+    def targets_up(self, hosts=None):
+        self._check()
+        names = self.region.hosts if hosts is None else [h for h in hosts if h in self.region.hosts]
+        return {name: self.region.hosts[name].scraped for name in names}
 
     @r.synchronized
     def vm_metrics(self, vm_ids=None):

@@ -11,7 +11,7 @@ from tests.unit.harvest.tsdb_stub import series
 from tests.unit.harvest.tsdb_stub import StubTSDB
 
 QUERIES = MetricQueries(**{name: name + "[{window}]" for name in (
-    "host_cpu", "host_ram", "host_net", "host_hugepages", "host_interface_up",
+    "host_cpu", "host_ram", "host_net", "host_hugepages", "host_interface_up", "host_target_up",
     "vm_cpu", "vm_ram", "vm_net")})
 
 
@@ -54,9 +54,19 @@ def test_each_metric_is_one_query_at_the_clock_time_with_the_window():
         driver = _driver(stub)
         driver.host_metrics()
         driver.vm_metrics()
+        driver.targets_up()
     assert sorted(q for q, _ in stub.queries) == sorted(f + "[120s]" for f in QUERIES.__dataclass_fields__)
     assert {t for _, t in stub.queries} == {"1700000000.000"}
-    assert driver.request_count == 8
+    assert driver.request_count == 9
+
+
+def test_a_target_is_up_only_at_1_and_a_host_it_does_not_return_is_not_known():
+    answers = {"host_target_up[120s]": [series(1, instance="cmp-1:9100"), series(0, instance="cmp-2:9100"),
+                                        series("NaN", instance="cmp-3:9100")]}
+    with StubTSDB(answers) as stub:
+        driver = _driver(stub)
+        assert driver.targets_up() == {"cmp-1": True, "cmp-2": False, "cmp-3": False}
+        assert driver.targets_up(["cmp-2", "cmp-9"]) == {"cmp-2": False}
 
 
 def test_host_and_vm_filters_keep_only_the_asked_ones():

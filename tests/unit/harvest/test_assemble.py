@@ -161,15 +161,20 @@ class _CountingMetrics:
         self.request_count += 3
         return {}
 
+    def targets_up(self, hosts=None):
+        self.request_count += 1
+        return {"cmp-00001": False}
+
 
 def test_request_counts_and_window_come_from_the_drivers():
     region = _region()
     snap = _harvest(region, metrics=_CountingMetrics())
-    assert snap.sources[m.SOURCE_METRICS].requests == 8
+    assert snap.sources[m.SOURCE_METRICS].requests == 9
     assert snap.metrics_window_s == 120.0
     index = snap.index()
     assert index.hypervisors["cmp-00001"].metrics.cpu_pct == math.pi
     assert index.hypervisors["cmp-00002"].metrics is None
+    assert (index.hypervisors["cmp-00001"].target_up, index.hypervisors["cmp-00002"].target_up) == (False, None)
 
 
 @pytest.mark.parametrize("hosts,vms_per_host,bound_s", [(1000, 20, 10.0)])

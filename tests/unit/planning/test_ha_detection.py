@@ -193,3 +193,25 @@ def test_the_mass_failure_guard_holds_powered_off_hosts_too():
     result = _detect(dead + _healthy(2), AppConfig(ha_fence_bmc=True))
     assert result.to_fence == ()
     assert reasons.MASS_FAILURE_GUARD in [r.code for r in result.reasons]
+
+
+@pytest.mark.parametrize("target_up,power,bmc_fencing,verdict", [
+    (False, "on", True, ha.UNRESPONSIVE),  # hung: heartbeat and exporter silent, BMC answers on
+    (False, "unreachable", True, "heartbeat_path_broken"),  # a partition: no BMC, no proof
+    (True, "on", True, "heartbeat_path_broken"),  # only the heartbeat path is silent
+    (None, "on", True, "heartbeat_path_broken"),  # the TSDB does not know the target
+    (False, "on", False, "heartbeat_path_broken"),  # no BMC fencing: no fast verdict
+])
+def test_a_host_whose_heartbeat_and_metrics_target_are_silent_is_condemned_when_its_bmc_answers(
+        target_up, power, bmc_fencing, verdict):
+    hung = m.replace(b.host("hung", state=m.SERVICE_UP, heartbeat_age_s=120.0), target_up=target_up,
+                     power=power)
+    result = _detect([hung] + _healthy(4), AppConfig(ha_fence_bmc=bmc_fencing))
+    assert result.verdicts[0].verdict == verdict
+    assert result.to_fence == (("hung",) if verdict == ha.UNRESPONSIVE else ())
+
+
+def test_a_metrics_target_read_from_a_failed_metrics_source_is_no_sign():
+    hung = m.replace(b.host("hung", state=m.SERVICE_UP, heartbeat_age_s=120.0), target_up=False, power="on")
+    result = _detect([hung] + _healthy(4), AppConfig(ha_fence_bmc=True), failed_sources=(m.SOURCE_METRICS,))
+    assert result.verdicts[0].verdict == "heartbeat_path_broken" and result.to_fence == ()

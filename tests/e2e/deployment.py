@@ -274,8 +274,10 @@ class Deployment:
         assert result.returncode == 0, (args, result.stderr[-2000:])
         return json.loads(result.stdout) if result.stdout.strip() else None
 
-    def api(self, path):
-        response = requests.get(self.api_url + "/v1" + path, timeout=10)
+    def api(self, path, microversion=None):
+        """GET ``/v1`` + ``path``; its JSON (``microversion``: the API version to ask for, e.g. "1.1")."""
+        headers = {"OpenStack-API-Version": "vm-resource-manager %s" % microversion} if microversion else {}
+        response = requests.get(self.api_url + "/v1" + path, headers=headers, timeout=10)
         response.raise_for_status()
         return response.json()
 

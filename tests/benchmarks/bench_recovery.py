@@ -1,4 +1,4 @@
-"""Benchmark: kill a compute on real Nova and time each step until its servers run elsewhere, per region size.
+"""Benchmark: kill a compute on real Nova, time each step until its servers run elsewhere, per size and fencing.
 
 The deployment of the end-to-end tests (``tests/e2e/deployment.py``: the fake cloud,
 VictoriaMetrics, Redis Sentinel, heartbeat agents, PostgreSQL, ``keyvrm-engine`` and
@@ -12,6 +12,13 @@ has put the host in maintenance, those servers are deleted and the host is reviv
 returned to service (``openstack keyvrm hypervisor restore``) for the next run. So every
 run of every size evacuates the same servers from the same kind of host.
 
+``--fencing`` says how KeyVRM fences, each given mode measured with every size, each its
+own deployment: ``nova`` (the shipped default: Nova force-down only) and ``bmc`` (every
+compute has an IPMI BMC that really cuts its power, ``Deployment(bmc=True)``: the kill is
+the host's power off through its BMC's path, and KeyVRM fences through the BMC and Nova).
+In ``bmc`` runs the step ``power_off`` is when KeyVRM's BMC fencer confirmed the host off
+(its record on the host, ``openstack keyvrm hypervisor show``).
+
 Both sizes run with the same Nova timers (``--nova-timers``, default Nova's own 60 s / 10 s)
 and the same heartbeat layout: every compute's ``keyvrm-heartbeat-agent`` code in one
 ``heartbeat_farm`` process (``--agent-processes``: one process per compute, as deployed).
@@ -22,6 +29,7 @@ between the first size and each other, and one JSON line. SIGTERM stops it as Ct
 
     tox -e nova --notest
     .tox/nova/bin/python -m tests.benchmarks.bench_recovery --computes 8 500 --runs 5
+    .tox/nova/bin/python -m tests.benchmarks.bench_recovery --computes 8 --fencing nova bmc
 """
 
 import argparse
@@ -41,10 +49,11 @@ from tests.e2e import deployment as e2e
 from tests.e2e import metrics_feeder
 from tests.nova import conftest as nova_helpers
 
-STEPS = ("nova_down", "claimed", "fenced", "all_active")
+STEPS = ("nova_down", "claimed", "power_off", "fenced", "all_active")
 HOST_LOAD = (20.0, 30.0, 5.0)  # cpu, ram, net %
 VM_LOAD = (0.2, 256.0, 1.0)  # busy vCPUs, RAM MB, Mbit/s
 METRICS_STEP_S, METRICS_AFTER_S = 60, 4 * 3600  # a steady TSDB for the whole benchmark
+FENCING = ("nova", "bmc")
 
 
 def _populate(region, servers_count):
@@ -99,7 +108,16 @@ def _one_run(region, driver, victim, victims):
         if len(active) == len(victims):
             seen["all_active"] = now
         time.sleep(0.25)
+    power_off = _power_off_confirmed(region, victim)
+    if power_off is not None:
+        seen["power_off"] = _seconds_after(power_off, killed_wall)
     return seen, _evacuation_timeline(region, victims, killed_wall, active)
+
+
+def _power_off_confirmed(region, victim):
+    """When KeyVRM's BMC fencer confirmed ``victim`` off (its record on the host), or None."""
+    steps = region.api("/hypervisors/%s" % victim)["hypervisor"]["fencing"] or []
+    return next((step["finished_at"] for step in steps if step["fencer"] == "ipmi" and step["confirmed"]), None)
 
 
 def _restore(region, driver, victim, victims):
@@ -115,8 +133,11 @@ def _restore(region, driver, victim, victims):
 
 
 def _seconds_after(stamp, wall_s):
-    if not stamp:
+    """Seconds from ``wall_s`` to ``stamp`` (POSIX s, or an ISO 8601 text as the API writes it)."""
+    if stamp is None or stamp == "":
         return None
+    if isinstance(stamp, (int, float)):
+        return stamp - wall_s
     at = datetime.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
     if at.tzinfo is None:
         at = at.replace(tzinfo=datetime.timezone.utc)
@@ -135,8 +156,8 @@ def _evacuation_timeline(region, victims, killed_wall, active):
     return rows
 
 
-def _print_timeline(victim, timeline):
-    print("timeline of the first run (s after killing %s):" % victim)
+def _print_timeline(victim, timeline, fencing):
+    print("timeline of the first run with %s fencing (s after killing %s):" % (fencing, victim))
     print("  %-36s %9s %9s %9s" % ("server", "planned", "started", "ACTIVE"))
     for server_id, planned, started, up in sorted(timeline, key=lambda row: row[3] or 1e9):
         print("  %-36s %9s %9s %9s" % (server_id, *("%.1f" % v if v is not None else "-"
@@ -151,7 +172,7 @@ def keyvrm_share(seen):
 
 
 def medians(runs):
-    """Median seconds per step (and KeyVRM's share) over the runs that reached it in every run."""
+    """Median seconds per step (and KeyVRM's share) over the steps every run reached."""
     out = {s: statistics.median(r[s] for r in runs) for s in STEPS if runs and all(s in r for r in runs)}
     shares = [keyvrm_share(r) for r in runs]
     if runs and None not in shares:
@@ -159,21 +180,21 @@ def medians(runs):
     return out
 
 
-def measure_size(computes, args):
-    """Deploy a region of ``computes`` computes, kill its victim ``args.runs`` times; the runs' records."""
+def measure_size(computes, fencing, args):
+    """Deploy a region of ``computes`` computes fenced by ``fencing``, kill its victim ``args.runs`` times; the runs."""
     name, url = throwaway_db.create()
     workdir = tempfile.TemporaryDirectory()
     region = e2e.Deployment(pathlib.Path(workdir.name), url, computes=computes, nova_timers=args.nova_timers,
-                            farm_heartbeats=not args.agent_processes)
+                            farm_heartbeats=not args.agent_processes, bmc=fencing == "bmc")
     runs = []
     try:
-        print("%d computes: starting the deployment (fake cloud, TSDB, Sentinels, agents, engine, API)..."
-              % computes, flush=True)
+        print("%d computes, %s fencing: starting the deployment (fake cloud, TSDB, Sentinels, agents%s, "
+              "engine, API)..." % (computes, fencing, ", BMCs" if fencing == "bmc" else ""), flush=True)
         started = time.monotonic()
         region.start()
         driver, victim = _populate(region, args.servers)
-        print("%d computes: deployed and populated in %.0f s (load %.2f)"
-              % (computes, time.monotonic() - started, os.getloadavg()[0]), flush=True)
+        print("%d computes, %s fencing: deployed and populated in %.0f s (load %.2f)"
+              % (computes, fencing, time.monotonic() - started, os.getloadavg()[0]), flush=True)
         print("%-4s %-11s %7s %6s  %s  %10s" % ("run", "host", "servers", "load", "  ".join(
             "%10s" % s for s in STEPS), "keyvrm"))
         for run in range(1, args.runs + 1):
@@ -187,7 +208,7 @@ def measure_size(computes, args):
                 "%9.1fs" % seen[s] if s in seen else "%10s" % "-" for s in STEPS),
                 "%9.1fs" % share if share is not None else "%10s" % "-"), flush=True)
             if run == 1:
-                _print_timeline(victim, timeline)
+                _print_timeline(victim, timeline, fencing)
             if "all_active" not in seen:
                 break  # the host is not recovered: the next run would measure what is left of this one
             if run < args.runs:
@@ -204,6 +225,13 @@ def _timers(text):
     return down, report
 
 
+def _comparisons(args):
+    """Pairs of (fencing, computes) to compare: each size with the first, then each fencing with the first."""
+    by_size = [((f, args.computes[0]), (f, c)) for f in args.fencing for c in args.computes[1:]]
+    by_fencing = [((args.fencing[0], c), (f, c)) for c in args.computes for f in args.fencing[1:]]
+    return by_size + by_fencing
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
@@ -216,27 +244,32 @@ def main():
                              "(default: Nova's %d,%d)." % e2e.NOVA_TIMERS)
     parser.add_argument("--agent-processes", action="store_true",
                         help="One keyvrm-heartbeat-agent process per compute instead of the farm.")
+    parser.add_argument("--fencing", nargs="+", choices=FENCING, default=["nova"],
+                        help="How KeyVRM fences, each mode measured in this order: nova (the shipped default, "
+                             "Nova force-down) and/or bmc (each compute has an IPMI BMC; BMC and Nova fencing).")
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit("stopped by SIGTERM"))
     results = {}
-    for computes in args.computes:
-        results[computes] = measure_size(computes, args)
-    summary = {computes: medians(runs) for computes, runs in results.items()}
+    for fencing in args.fencing:
+        for computes in args.computes:
+            results[fencing, computes] = measure_size(computes, fencing, args)
+    summary = {key: medians(runs) for key, runs in results.items()}
     print("Nova timers: service_down_time %d s, report_interval %d s" % args.nova_timers)
-    print("%8s %5s %6s  %s  %10s" % ("computes", "runs", "load", "  ".join("%10s" % s for s in STEPS), "keyvrm"))
-    for computes, runs in results.items():
-        med = summary[computes]
+    print("%7s %8s %5s %6s  %s  %10s" % ("fencing", "computes", "runs", "load", "  ".join(
+        "%10s" % s for s in STEPS), "keyvrm"))
+    for (fencing, computes), runs in results.items():
+        med = summary[fencing, computes]
         load = statistics.median(r["load"] for r in runs) if runs else float("nan")
-        print("%8d %5d %6.2f  %s" % (computes, len(runs), load, "  ".join(
+        print("%7s %8d %5d %6.2f  %s" % (fencing, computes, len(runs), load, "  ".join(
             "%9.1fs" % med[s] if s in med else "%10s" % "-" for s in STEPS + ("keyvrm_share",))))
-    base = args.computes[0]
-    for computes in args.computes[1:]:
-        if "all_active" in summary[base] and "all_active" in summary[computes]:
-            print("kill -> all ACTIVE, median: %d computes %.1f s, %d computes %.1f s: difference %+.1f s"
-                  % (base, summary[base]["all_active"], computes, summary[computes]["all_active"],
-                     summary[computes]["all_active"] - summary[base]["all_active"]))
-    print(json.dumps({"runs": results, "medians": summary, "nova_timers": args.nova_timers,
-                      "heartbeats": "processes" if args.agent_processes else "farm"}))
+    for base, other in _comparisons(args):
+        if "all_active" in summary[base] and "all_active" in summary[other]:
+            print("kill -> all ACTIVE, median: %s fencing, %d computes %.1f s; %s fencing, %d computes %.1f s: "
+                  "difference %+.1f s" % (*base, summary[base]["all_active"], *other, summary[other]["all_active"],
+                                          summary[other]["all_active"] - summary[base]["all_active"]))
+    print(json.dumps({"runs": {"%s/%d" % key: runs for key, runs in results.items()},
+                      "medians": {"%s/%d" % key: med for key, med in summary.items()},
+                      "nova_timers": args.nova_timers, "heartbeats": "processes" if args.agent_processes else "farm"}))
 
 
 if __name__ == "__main__":

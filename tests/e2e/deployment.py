@@ -10,10 +10,16 @@
 - ``keyvrm-engine`` and ``keyvrm-api`` from one ``keyvrm.conf`` that sets only where things
   are (database, Nova/Placement/Glance endpoints, TSDB, Sentinels, RabbitMQ): every other
   option keeps its shipped default;
-- business config through ``openstack keyvrm ...`` (auth ``none`` against the noauth API).
+- business config through ``openstack keyvrm ...`` (auth ``none`` against the noauth API);
+- with ``bmc``: an IPMI BMC per compute (``bmc_farm``, one process) that really cuts the
+  host's power, its credentials registered with KeyVRM as an operator does (the fencing
+  credentials file, ``[fencing] credentials_file``) and BMC fencing on
+  (``openstack keyvrm config set --ha-fence-bmc true``). The farm then runs the heartbeat
+  agents: a host's power feeds its nova-compute and its agent.
 
 A compute is killed as a hypervisor dies: its nova-compute stops and its heartbeat agent
-gets SIGKILL.
+gets SIGKILL; with ``bmc``, through its BMC's own power-off path, so that its BMC then
+reads ``off``.
 """
 
 from __future__ import annotations
@@ -21,7 +27,9 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import secrets
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -29,9 +37,13 @@ import time
 import uuid
 
 import requests
+import yaml
 
+from keyvrm.fencing import credentials as creds
+from tests.e2e import bmc_farm
 from tests.e2e import heartbeat_farm
 from tests.fakecloud import client as fakecloud
+from tests.functional.fencing import conftest as fencing_peers
 from tests.functional.harvest import conftest as peers
 from tests.nova import conftest as nova_helpers
 
@@ -44,17 +56,22 @@ class Deployment:
     """The running region and KeyVRM's services on it (see the module docstring)."""
 
     def __init__(self, workdir: pathlib.Path, db_url: str, computes: int = 5, *,
-                 nova_timers=NOVA_TIMERS, farm_heartbeats=False):
+                 nova_timers=NOVA_TIMERS, farm_heartbeats=False, bmc=False):
         """A deployment of ``computes`` computes; nothing starts before ``start``.
 
         ``nova_timers``: Nova's (service_down_time, report_interval), s; ``farm_heartbeats``:
-        the agents run in one ``heartbeat_farm`` process instead of one process per compute.
+        the agents run in one ``heartbeat_farm`` process instead of one process per compute
+        (with ``bmc``: as threads of the BMC farm); ``bmc``: each compute has a BMC and KeyVRM
+        fences through it (module docstring).
         """
         self.workdir = workdir
         self.db_url = db_url
         self.computes = computes
         self.nova_timers = nova_timers
         self.farm_heartbeats = farm_heartbeats
+        self.bmc = bmc
+        self.bmcs = None
+        self.bmc_credentials = {}
         self.farm = None
         self.cloud = None
         self.tsdb_process = None
@@ -78,12 +95,17 @@ class Deployment:
         self.sentinels = peers.SentinelSet(sentinel_dir)
         self.sentinels.start(peers.require_binary("redis-server"), peers.require_binary("redis-sentinel"))
         self.config = self._write_config()
-        for host in self.cloud.endpoints["hosts"]:
-            self.start_agent(host)
+        if self.bmc:
+            self._start_bmcs()
+        else:
+            for host in self.cloud.endpoints["hosts"]:
+                self.start_agent(host)
         self._run([str(BIN / "keyvrm-manage"), "--config-file", str(self.config), "db", "sync"])
         self.start_service("keyvrm-api")
         self.start_service("keyvrm-engine")
         self.wait(self._api_answers, 60, "keyvrm-api did not answer")
+        if self.bmc:
+            self.openstack("config", "set", "--ha-fence-bmc", "true")
 
     def stop(self):
         for name in list(self.services):
@@ -92,6 +114,8 @@ class Deployment:
             self.kill_agent(host)
         if self.farm is not None:
             self.farm.stop()
+        if self.bmcs is not None:
+            self.bmcs.stop()
         if self.sentinels is not None:
             self.sentinels.stop()
         if self.tsdb_process is not None:
@@ -147,6 +171,9 @@ class Deployment:
             sentinels = {",".join(self.sentinels.sentinels)}
             service_name = {peers.SERVICE}
             """))
+        if self.bmc:
+            with open(config, "a") as stream:
+                stream.write("[fencing]\ncredentials_file = %s\n" % self.credentials_file)
         (self.workdir / "state").mkdir(exist_ok=True)
         return config
 
@@ -175,11 +202,13 @@ class Deployment:
                 process.kill()
                 process.wait()
 
-    def start_agent(self, host):
-        """``keyvrm-heartbeat-agent --host HOST``, or that host's agent in the farm.
+    @property
+    def credentials_file(self) -> pathlib.Path:
+        """KeyVRM's fencing credentials file (``bmc`` only): each compute's BMC."""
+        return self.workdir / "fencing.yaml"
 
-        The hypervisors share one agent config file.
-        """
+    def _agent_conf(self) -> pathlib.Path:
+        """The config file the hypervisors' heartbeat agents share (written once)."""
         agent_conf = self.workdir / "heartbeat-agent.conf"
         if not agent_conf.exists():
             agent_conf.write_text(textwrap.dedent(f"""\
@@ -187,6 +216,28 @@ class Deployment:
                 sentinels = {",".join(self.sentinels.sentinels)}
                 service_name = {peers.SERVICE}
                 """))
+        return agent_conf
+
+    def _start_bmcs(self):
+        """Each compute's BMC (its own UDP port, user and password) in the credentials file, then the farm."""
+        hosts = {host: {"bmc": {"protocol": "ipmi", "address": "127.0.0.1",
+                                "port": fencing_peers.free_port(socket.SOCK_DGRAM),
+                                "username": "ipmi-" + host, "password": secrets.token_urlsafe(12)}}
+                 for host in self.cloud.endpoints["hosts"]}
+        self.credentials_file.write_text(yaml.safe_dump({"hosts": hosts}))
+        self.credentials_file.chmod(0o600)
+        self.bmc_credentials = {host: entry.bmc for host, entry
+                                in creds.load_credentials(str(self.credentials_file)).items()}
+        self.bmcs = bmc_farm.BmcFarmProcess(
+            str(BIN / "python"),
+            ["--credentials-file", str(self.credentials_file),
+             "--endpoints-file", str(self.workdir / "cloud" / "endpoints.json"),
+             "--agent-config", str(self._agent_conf()), "--log-dir", str(self.workdir)]
+            + (["--farm-heartbeats"] if self.farm_heartbeats else []), self._log("bmc-farm"), ENV)
+
+    def start_agent(self, host):
+        """``keyvrm-heartbeat-agent --host HOST``, or that host's agent in the farm."""
+        agent_conf = self._agent_conf()
         if self.farm_heartbeats:
             if self.farm is None:
                 self.farm = heartbeat_farm.FarmProcess(str(BIN / "python"), agent_conf,
@@ -223,21 +274,37 @@ class Deployment:
         assert result.returncode == 0, (args, result.stderr[-2000:])
         return json.loads(result.stdout) if result.stdout.strip() else None
 
-    def api(self, path):
-        response = requests.get(self.api_url + "/v1" + path, timeout=10)
+    def api(self, path, microversion=None):
+        """GET ``/v1`` + ``path``; its JSON (``microversion``: the API version to ask for, e.g. "1.1")."""
+        headers = {"OpenStack-API-Version": "vm-resource-manager %s" % microversion} if microversion else {}
+        response = requests.get(self.api_url + "/v1" + path, headers=headers, timeout=10)
         response.raise_for_status()
         return response.json()
 
     def kill_compute(self, host):
-        """The hypervisor dies: nova-compute stops reporting and its heartbeat agent is gone."""
-        self.kill_agent(host)
-        self.cloud.stop_compute(host)
+        """The hypervisor dies: nova-compute stops reporting and its heartbeat agent is gone.
+
+        With ``bmc`` it loses its power (its BMC's power-off path; the BMC reads ``off``).
+        Returns ``time.monotonic()`` once it is so.
+        """
+        if self.bmcs is not None:
+            self.bmcs.command("off", host)
+        else:
+            self.kill_agent(host)
+            self.cloud.stop_compute(host)
         return time.monotonic()
 
     def revive_compute(self, host):
-        """The repaired hypervisor boots: nova-compute and the heartbeat agent run again."""
-        self.cloud.start_compute(host)
-        self.start_agent(host)
+        """The repaired hypervisor boots: nova-compute and the heartbeat agent run again (with ``bmc``: power on)."""
+        if self.bmcs is not None:
+            self.bmcs.command("on", host)
+        else:
+            self.cloud.start_compute(host)
+            self.start_agent(host)
+
+    def machine(self, verb, host) -> dict:
+        """A ``bmc_farm`` command on ``host`` (``hang``, ``unreachable``, ``state``...); its state after."""
+        return self.bmcs.command(verb, host)
 
     def wait(self, check, timeout_s, what, interval_s=0.5):
         """Poll ``check`` until truthy (its value) or fail with ``what`` and the engine log's tail."""

@@ -78,29 +78,25 @@ def serve(farm, commands, answers):
     farm.stop_all()
 
 
-class FarmProcess:
-    """The farm run as a child process (stderr to ``log``), with one Popen-like handle per host."""
+class CommandedProcess:
+    """A farm as a child process (``python -m MODULE ARGS``, stderr to ``log``), one command at a time.
 
-    def __init__(self, python, config_file, log, env):
+    Each command is a line on its stdin, answered by one line on its stdout.
+    """
+
+    def __init__(self, python, module, args, log, env):
         env = dict(env, PYTHONPATH=os.pathsep.join(filter(None, (str(ROOT), env.get("PYTHONPATH")))))
         self.process = subprocess.Popen(
-            [python, "-m", __name__, "--config-file", str(config_file)], stdin=subprocess.PIPE,
+            [python, "-m", module, *args], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=log, env=env, text=True, bufsize=1)
         self.lock = threading.Lock()
 
-    def command(self, verb, host):
-        """Send ``verb HOST`` and wait for the farm's answer."""
+    def ask(self, line) -> str:
+        """Send ``line``; the farm's answer line (stripped) once it is done."""
         with self.lock:
-            self.process.stdin.write("%s %s\n" % (verb, host))
+            self.process.stdin.write(line + "\n")
             self.process.stdin.flush()
-            answer = self.process.stdout.readline().strip()
-        if answer != "%s %s" % ({"start": "started", "stop": "stopped"}[verb], host):
-            raise RuntimeError("heartbeat farm answered %r to %s %s" % (answer, verb, host))
-
-    def agent(self, host) -> "FarmedAgent":
-        """Start ``host``'s agent; its handle."""
-        self.command("start", host)
-        return FarmedAgent(self, host)
+            return self.process.stdout.readline().strip()
 
     def stop(self):
         """Close stdin (every agent stops) and wait for the process."""
@@ -111,6 +107,24 @@ class FarmProcess:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+
+
+class FarmProcess(CommandedProcess):
+    """The farm run as a child process (stderr to ``log``), with one Popen-like handle per host."""
+
+    def __init__(self, python, config_file, log, env):
+        super().__init__(python, __name__, ["--config-file", str(config_file)], log, env)
+
+    def command(self, verb, host):
+        """Send ``verb HOST`` and wait for the farm's answer."""
+        answer = self.ask("%s %s" % (verb, host))
+        if answer != "%s %s" % ({"start": "started", "stop": "stopped"}[verb], host):
+            raise RuntimeError("heartbeat farm answered %r to %s %s" % (answer, verb, host))
+
+    def agent(self, host) -> "FarmedAgent":
+        """Start ``host``'s agent; its handle."""
+        self.command("start", host)
+        return FarmedAgent(self, host)
 
 
 class FarmedAgent:

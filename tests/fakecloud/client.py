@@ -51,6 +51,10 @@ class FakeCloud:
         """The compute service of ``host`` comes back with its servers."""
         return self.control("POST", f"/computes/{host}/start")
 
+    def stopped_computes(self) -> list:
+        """The hosts whose compute service is stopped, sorted."""
+        return self.control("GET", "/health")["stopped"]
+
     def add_computes(self, count, timeout_s=None):
         """Start ``count`` more computes (~0.1-0.2 s each); returns their host names."""
         return self.control("POST", "/computes", {"count": count},
@@ -77,6 +81,11 @@ class FakeCloud:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+
+
+def attach(endpoints_file) -> FakeCloud:
+    """The control calls of a fake cloud another process started (``stop`` is not for this one)."""
+    return FakeCloud(None, json.loads(pathlib.Path(endpoints_file).read_text()), None)
 
 
 def start(workdir, computes=5, python=None, timeout_s=180.0, nova_timers=None) -> FakeCloud:

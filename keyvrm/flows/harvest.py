@@ -25,7 +25,8 @@ def with_bmc_power(resources, snapshot, app_config, only=None):
     return power.with_power(snapshot, fencers.bmc if fencers is not None else None,
                             stale_after_s=conf.heartbeat_stale_after_s, now_s=snapshot.taken_at,
                             max_condemned_share=conf.max_condemned_share,
-                            timeout_s=conf.bmc_request_timeout_s, only=only)
+                            timeout_s=conf.bmc_request_timeout_s, only=only,
+                            handled=set(db_api.claimed_hypervisors(resources.db)))
 
 
 def take_snapshot(resources, app_config):

@@ -4,8 +4,9 @@ A stale heartbeat alone may be a broken heartbeat path; a BMC that reports the h
 powered off proves it dead (SPEC 5.1, ``keyvrm.planning.ha``). So, with BMC fencing on,
 each harvest asks the BMC of every host whose heartbeat is stale -- and only those, so
 the cost follows the failures, not the region -- and records the answer on the host
-(``Hypervisor.power``: ``on``, ``off`` or ``unreachable``). Hosts of an aggregate where
-more hosts are stale than the mass-failure guard lets HA fence are not asked: the guard
+(``Hypervisor.power``: ``on``, ``off`` or ``unreachable``). Hosts an HA run already
+handled are not asked and, as in the guard, not counted; hosts of an aggregate where more
+hosts are newly stale than the mass-failure guard lets HA fence are not asked: the guard
 would fence none of them whatever their BMCs say (a heartbeat store that lost every
 agent at once must not turn into a BMC storm). A host with no BMC credentials is not
 asked. The reads run in parallel; one that has not answered within ``timeout_s`` is
@@ -35,12 +36,12 @@ def stale_hosts(snapshot, stale_after_s: float, now_s: float) -> set:
             if h.heartbeat_at is not None and now_s - h.heartbeat_at > stale_after_s}
 
 
-def hosts_to_ask(snapshot, stale: set, max_condemned_share: float) -> list:
-    """The stale hosts of aggregates where the mass-failure guard would still let HA fence them."""
+def hosts_to_ask(snapshot, stale: set, max_condemned_share: float, handled=frozenset()) -> list:
+    """The stale hosts not ``handled`` of aggregates where the mass-failure guard would still let HA fence them."""
     asked = set()
     for aggregate in snapshot.aggregates:
         members = set(aggregate.hosts)
-        stale_here = stale & members
+        stale_here = (stale & members) - set(handled)
         if stale_here and (len(stale_here) <= 1 or len(stale_here) <= max_condemned_share * len(members)):
             asked |= stale_here
     return sorted(asked)
@@ -76,14 +77,14 @@ def read_power(fencer_of: Callable, hosts, timeout_s: float) -> dict:
 
 
 def with_power(snapshot, fencer_of: Optional[Callable], *, stale_after_s: float, now_s: float,
-               max_condemned_share: float, timeout_s: float, only=None):
-    """``snapshot`` with ``power`` set on the stale hosts worth asking (of ``only``, if given)."""
+               max_condemned_share: float, timeout_s: float, only=None, handled=frozenset()):
+    """``snapshot`` with ``power`` set on the stale hosts worth asking (of ``only``, if given; never ``handled``)."""
     if fencer_of is None:
         return snapshot
     stale = stale_hosts(snapshot, stale_after_s, now_s)
     if only is not None:
         stale &= set(only)
-    states = read_power(fencer_of, hosts_to_ask(snapshot, stale, max_condemned_share), timeout_s)
+    states = read_power(fencer_of, hosts_to_ask(snapshot, stale, max_condemned_share, handled), timeout_s)
     if not states:
         return snapshot
     LOG.info("BMC power of hosts with a stale heartbeat: %s",

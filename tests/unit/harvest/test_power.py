@@ -32,10 +32,10 @@ class Bmcs:
         return state
 
 
-def _with_power(hosts, bmcs, failed_sources=(), only=None, timeout_s=2.0):
+def _with_power(hosts, bmcs, failed_sources=(), only=None, timeout_s=2.0, handled=frozenset()):
     snap = b.snapshot(hosts, failed_sources=failed_sources)
     return power.with_power(snap, bmcs, stale_after_s=STALE_S, now_s=b.NOW_S, max_condemned_share=0.5,
-                            timeout_s=timeout_s, only=only)
+                            timeout_s=timeout_s, only=only, handled=handled)
 
 
 def _power_of(snapshot):
@@ -75,3 +75,11 @@ def test_nothing_is_asked_when_the_heartbeat_source_failed_or_for_hosts_outside_
     assert _power_of(_with_power(hosts, bmcs, failed_sources=(m.SOURCE_HEARTBEAT,)))["dead"] is None
     assert _power_of(_with_power(hosts, bmcs, only={"dead"})) == {
         "dead": "off", "also": None, **{"ok%d" % i: None for i in range(4)}}
+
+
+def test_hosts_an_ha_run_handled_are_neither_asked_nor_counted_against_the_guard():
+    # two dead hosts already in maintenance and a third newly silent of four: as the guard, count only the new one
+    hosts = [b.host(name, heartbeat_age_s=600.0) for name in ("done1", "done2", "new")] + [b.host("ok")]
+    bmcs = Bmcs({"done1": "off", "done2": "off", "new": "off"})
+    got = _power_of(_with_power(hosts, bmcs, handled={"done1", "done2"}))
+    assert got == {"done1": None, "done2": None, "new": "off", "ok": None} and bmcs.asked == ["new"]

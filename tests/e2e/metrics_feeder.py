@@ -56,6 +56,23 @@ def vm_lines(server_id, busy_vcpus, ram_mb, mbps, times):
             + _series("libvirt_domain_interface_stats_transmit_bytes_total", vnic, 0.0, times, True))
 
 
+def _post(tsdb_url, lines):
+    response = requests.post(tsdb_url + "/api/v1/import/prometheus", data="\n".join(lines) + "\n", timeout=30)
+    response.raise_for_status()
+
+
+def feed_target_down(tsdb_url, host, from_s=None, step_s=STEP_S, after_s=AFTER_S):
+    """``host``'s node exporter target scraped and found down (``up`` 0) from ``from_s`` on; flush.
+
+    ``feed`` writes no ``up`` series: a host whose target was never fed is not known to the
+    ``[metrics] host_target_up_query`` (no signal), as a TSDB that scrapes no exporter there.
+    """
+    start = int(from_s if from_s is not None else time.time())
+    times = range(start, start + after_s + 1, step_s)
+    _post(tsdb_url, _series("up", {"instance": "%s:9100" % host, "job": "node"}, 0, times, False))
+    requests.get(tsdb_url + "/internal/force_flush", timeout=30).raise_for_status()
+
+
 def feed(tsdb_url, hosts: dict, vms: dict, now_s=None, step_s=STEP_S, after_s=AFTER_S):
     """Write ``hosts`` {host: (cpu, ram, net) %} and ``vms`` {id: (vcpus, ram MB, Mbit/s)}; flush.
 
@@ -68,7 +85,5 @@ def feed(tsdb_url, hosts: dict, vms: dict, now_s=None, step_s=STEP_S, after_s=AF
     for first in range(0, len(items), HOSTS_PER_POST):
         lines = [line for lines_of, name, load in items[first:first + HOSTS_PER_POST]
                  for line in lines_of(name, *load, times)]
-        response = requests.post(tsdb_url + "/api/v1/import/prometheus", data="\n".join(lines) + "\n",
-                                 timeout=30)
-        response.raise_for_status()
+        _post(tsdb_url, lines)
     requests.get(tsdb_url + "/internal/force_flush", timeout=30).raise_for_status()

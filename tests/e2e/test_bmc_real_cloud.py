@@ -3,7 +3,7 @@
 One deployment for the module (``Deployment(bmc=True)``: the BMC farm, KeyVRM with the
 BMCs' credentials file and BMC fencing on, every other option shipped), tests in file
 order. Four computes in the HA aggregate ``agg-ha`` (storage shared): two servers on
-compute000, one on compute001. ``ipmitool`` (another IPMI implementation than the
+compute000, one on compute001, one on compute002. ``ipmitool`` (another IPMI implementation than the
 farm's pyghmi and KeyVRM's) plays the operator's hand on a BMC. compute000's power loss
 and compute001's cut-off happen at one moment (``power_loss_and_cut_off``): their two
 tests wait at the same time.
@@ -27,11 +27,11 @@ from tests.functional.harvest import conftest as peers
 from tests.nova import conftest as nova_helpers
 
 AGGREGATE = "agg-ha"
-# Power off -> every server ACTIVE elsewhere. Today KeyVRM condemns the host once Nova shows
-# its service down (50-60 s after the power cut with Nova's default timers), as after a kill
-# (test_ha_real_cloud: the same bound). A stale heartbeat with the BMC reading "off" can
-# condemn it sooner; the bound holds either way.
-RECOVERY_BUDGET_S = 90.0
+# Power off -> every server ACTIVE elsewhere. A stale heartbeat (10 s) with the BMC reading
+# "off" condemns the host before Nova's verdict (50-60 s after the cut with Nova's default
+# timers): a recovery that waited for Nova's verdict takes 64 s and more (bench_recovery), so
+# this bound fails it while leaving CI's parallel load room.
+RECOVERY_BUDGET_S = 50.0
 REDIS_OUTAGE_S = 60.0
 REDIS_PROCESSES = ("master", "replica", "sentinel-0", "sentinel-1", "sentinel-2")
 
@@ -65,7 +65,7 @@ def ha_region(region):
     hosts = region.hosts
     nova_helpers.aggregate(region.driver, AGGREGATE, hosts)
     region.servers = {nova_helpers.boot(region.driver, "vm-%d" % i, host): host
-                      for i, host in enumerate([hosts[0]] * 2 + [hosts[1]])}
+                      for i, host in enumerate([hosts[0]] * 2 + [hosts[1], hosts[2]])}
     metrics_feeder.feed(region.tsdb_url, {h: (20.0, 30.0, 5.0) for h in hosts},
                         {s: (0.2, 256.0, 1.0) for s in region.servers})
     region.openstack("config", "set", "--enabled", "true")
@@ -280,3 +280,26 @@ def test_a_host_cut_off_with_its_bmc_is_left_alone_and_a_warning_says_why(ha_reg
     assert not [r for r in _evacuations(region) if r["vm_id"] in servers]
     state = region.machine("state", host)
     assert (state["power"], state["heartbeat"], state["answering"]) == ("on", False, False), state
+
+
+def test_a_host_that_hangs_with_nova_compute_reporting_is_powered_off_through_its_bmc_and_evacuated(
+        ha_region, power_loss_and_cut_off):
+    region, host = ha_region, ha_region.hosts[2]
+    servers = [s["id"] for s in nova_helpers.nova(region.driver, "GET", "/servers/detail?all_tenants=1&host=%s" % host,
+                                                  "2.53")["servers"]]
+    assert servers
+    hung_at = time.monotonic()
+    region.machine("hang", host)  # its heartbeat stops; its power and nova-compute stay on
+    metrics_feeder.feed_target_down(region.tsdb_url, host)  # and the TSDB finds its exporter down
+
+    state = region.wait(lambda: _in_state(region.openstack("hypervisor", "show", host), "maintenance"), 120,
+                        "the hung host was not fenced and evacuated")
+    region.wait(lambda: all(_server(region, s)["status"] == "ACTIVE" and _server(region, s)["OS-EXT-SRV-ATTR:host"]
+                            != host for s in servers), 60, "the hung host's servers were not ACTIVE elsewhere")
+    print("hang -> all %d servers ACTIVE elsewhere: %.1f s" % (len(servers), time.monotonic() - hung_at))
+    fencers = [(step["fencer"], step["confirmed"], step["message"]) for step in state["fencing"]]
+    assert fencers[0] == ("ipmi", True, "power off confirmed"), fencers  # it was on: KeyVRM cut the power
+    assert fencers[-1][:2] == ("nova", True), fencers
+    assert _power(region, host) == "off" and region.machine("state", host)["ipmi_power_offs"] == 1
+    assert host in region.cloud.stopped_computes()
+    assert sorted(r["vm_id"] for r in _evacuations(region) if r["source_host"] == host) == sorted(servers)

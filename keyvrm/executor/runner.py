@@ -118,6 +118,7 @@ class _Run:
         self.db, self.cloud, self.rec = db, cloud, rec
         self.clock, self.settings, self.notifier = clock, settings, notifier
         self.tiers, self.in_flight = tiers, in_flight
+        self.place = None  # the target host of the place in flight this run holds, if any
         self.journal = journal.Journal(db, rec["id"], clock)
         self.owner = owner_prefix(rec["id"]) + uuid.uuid4().hex[:8]
         self.transition = None
@@ -263,10 +264,11 @@ class _Run:
                 outcome = self._try(attempt)
             else:
                 self.in_flight.adopt(self.rec["target_host"])
+                self.place = self.rec["target_host"]
                 try:
                     outcome = self._follow(attempt, migration_id)
                 finally:
-                    self.in_flight.give_back(self.rec["target_host"])
+                    self._give_place_back()
                 migration_id = None
             if isinstance(outcome, str):
                 return outcome
@@ -318,6 +320,7 @@ class _Run:
             return classify.Failure(classify.TIMEOUT, "no room for a migration to %s before the %s "
                                     "timeout ([executor] max_concurrent_per_host/_per_region)" % (
                                         target, states.transitional_state(self.rec["action"])))
+        self.place = target
         try:
             if room.bound is not None:
                 limit = self.settings.max_concurrent_per_host if room.bound == inflight.PER_HOST \
@@ -326,7 +329,13 @@ class _Run:
                                    started_s=self.clock.time() - room.waited_s)
             return self._attempt(attempt)
         finally:
-            self.in_flight.give_back(target)
+            self._give_place_back()
+
+    def _give_place_back(self):
+        """The migration ended (or was never asked for): free this run's place in flight (idempotent)."""
+        if self.place is not None:
+            self.in_flight.give_back(self.place)
+            self.place = None
 
     def _attempt(self, attempt):
         """Honour a cancel request, prepare, ask Nova, follow the migration (a place in flight held)."""
@@ -380,8 +389,10 @@ class _Run:
                                              self.settings.poll_interval_s, self._deadline_s(),
                                              server_id=self.rec["vm_id"])
         except errors.DriverError as error:
+            self._give_place_back()
             return classify.Failure(classify.MIGRATION, "migration %s: %s" % (migration_id, error),
                                     migration_status="unknown")
+        self._give_place_back()  # ended, or past the deadline: the start after an evacuation holds no place
         if migration is None:
             timeout = self.settings.lifecycle_timeouts_s[states.transitional_state(self.rec["action"])]
             return classify.Failure(classify.TIMEOUT, "migration %s did not end within the %s "

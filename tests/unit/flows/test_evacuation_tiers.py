@@ -10,10 +10,12 @@ to each target at that moment.
 import contextlib
 import dataclasses
 import threading
+import types
 
 from keyvrm.db import api as db_api
 from keyvrm.drivers.errors import CloudError
 from keyvrm.executor import watch
+from keyvrm.flows import ha
 from keyvrm.flows import recommend
 from keyvrm.flows import resources as flow_resources
 from keyvrm.simulator import baton as baton_mod
@@ -48,20 +50,32 @@ class RecordingCloud(SimCloudDriver):
             self.log.append(("accepted", server_id, self.region.clock.now))
             return migration
 
-    def first(self, what, vm_id):
-        """Log position and time of the first ``what`` of ``vm_id``."""
+    def start_server(self, server_id):
+        with self._lock:
+            self.log.append(("start", server_id, self.region.clock.now))
+        return super().start_server(server_id)
+
+    def get_server(self, server_id):
+        server = super().get_server(server_id)
+        if server is not None and server.status == "ACTIVE" and server.task_state is None:
+            with self._lock:
+                self.log.append(("active", server_id, self.region.clock.now))
+        return server
+
+    def first(self, what, vm_id, after=-1):
+        """Log position and time of the first ``what`` of ``vm_id`` (past position ``after``)."""
         for index, (kind, vm, at) in enumerate(self.log):
-            if kind == what and vm == vm_id:
+            if kind == what and vm == vm_id and index > after:
                 return index, at
         raise AssertionError("no %s of %s in %s" % (what, vm_id, self.log))
 
 
-def _region(vms_per_host=3):
+def _region(vms_per_host=3, **options):
     region = generator.generate(
         {"hosts": 4, "hosts_per_aggregate": 4, "availability_zones": 1},
         {"vms_per_host": vms_per_host, "volume_backed_fraction": 1.0, "server_group_fraction": 0.0,
          "no_evacuate_fraction": 0.0, "no_migrate_fraction": 0.0, "evacuate_order_fraction": 0.0},
-        r.RegionOptions(seed=3))
+        r.RegionOptions(seed=3, **options))
     h.source_down(region)
     return region
 
@@ -153,6 +167,18 @@ def test_evacuations_to_one_target_keep_within_max_concurrent_per_host(sqlite_db
     assert waited and "max_concurrent_per_host = 1" in waited[0] and h.TARGET in waited[0]
 
 
+def test_a_place_in_flight_is_free_once_the_migration_ends_not_once_the_vm_is_started(sqlite_db):
+    region = _region(vms_per_host=2, evacuate_to_shutoff=True)
+    (first, rec1), (second, rec2) = _evacuations(sqlite_db, region, [h.TARGET, h.TARGET])
+    cloud = RecordingCloud(region)
+    res = _resources(sqlite_db, region, cloud, max_concurrent_per_host=1)
+    _run_all(res, [rec1, rec2])
+    # the start after the evacuation (Nova >= 2.95) is no migration: the second goes meanwhile
+    start, started_at = cloud.first("start", first)
+    # the start after the evacuation (Nova >= 2.95) holds no place: the second goes while it runs
+    assert started_at <= cloud.first("accepted", second)[1] < cloud.first("active", first, after=start)[1]
+
+
 def test_evacuations_keep_within_max_concurrent_per_region_whatever_their_targets(sqlite_db):
     region = _region()
     ids = _evacuations(sqlite_db, region, [h.TARGET, h.OTHER, "cmp-00004"])
@@ -162,3 +188,12 @@ def test_evacuations_keep_within_max_concurrent_per_region_whatever_their_target
     assert set(statuses.values()) == {"succeeded"}
     assert max(in_region for _, _, in_region in cloud.in_flight_at_accept) == 2
     assert res.in_flight.total == 0
+
+
+def test_the_ha_round_reads_each_vms_evacuate_order_from_the_snapshot(sqlite_db):
+    event_id, first = h.recommendation(sqlite_db, "evacuate", "vm-a")
+    _, second = h.recommendation(sqlite_db, "evacuate", "vm-b", event_id=event_id)
+    _, gone = h.recommendation(sqlite_db, "evacuate", "vm-c", event_id=event_id)
+    snapshot = types.SimpleNamespace(vms=(types.SimpleNamespace(id="vm-a", evacuate_order=3),
+                                          types.SimpleNamespace(id="vm-b", evacuate_order=None)))
+    assert ha.evacuate_orders(sqlite_db, snapshot, [first, second, gone]) == {first: 3, second: None, gone: None}

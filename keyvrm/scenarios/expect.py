@@ -22,7 +22,8 @@ Scenario key ``expect`` (every part optional)::
         cmp-00002: {state: fenced, fenced_by: [ceph, bmc, nova], reason_contains: refused}
       vms_on_host: {cmp-00001: 0}      # VMs on a host in the region at the end
       vms_moved: {min: 1, max: 4}      # VMs whose host changed (a number: exactly)
-      start_order_kept: true   # each host's evacuations reached Nova in the order planned
+      start_order_kept: true   # each host's evacuations reached Nova in the order planned (a tier's
+                               #   runs start side by side, on the driven clock in planned order)
       tiers_kept: true         # each host's evacuations were accepted tier by tier (evacuate_order
                                #   ascending, VMs without one last): none before a lower tier's
       sweeps:                  # the engine's sweeps (when it begins to lead, then every 10 min):

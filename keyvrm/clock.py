@@ -53,3 +53,24 @@ def side_by_side(clock, calls, workers: int) -> list:
     """Run ``calls`` side by side as ``clock`` has its waits interleave (its own ``side_by_side``, else threads)."""
     own = getattr(clock, "side_by_side", None)
     return own(calls, workers) if own is not None else in_threads(calls, workers)
+
+
+def wait_until(clock, changed: threading.Condition, ready, poll_s: float = 1.0) -> None:
+    """Return once ``ready()`` (called with ``changed`` held) is true, waiting in ``clock``'s time.
+
+    On the wall clock the waiter blocks on ``changed`` (whoever makes ``ready`` true
+    notifies it), looking again every ``poll_s`` for conditions that time alone makes
+    true. On any other clock (simulated time, which passes only while the flows sleep on
+    it, or one whose flows run in turn) the waiter sleeps on the clock ``poll_s`` at a
+    time, so the work it waits for can go on.
+    """
+    if isinstance(clock, WallClock):
+        with changed:
+            while not ready():
+                changed.wait(poll_s)
+        return
+    while True:
+        with changed:
+            if ready():
+                return
+        clock.sleep(poll_s)

@@ -34,6 +34,7 @@ from keyvrm.drivers import errors
 from keyvrm import exception
 from keyvrm.executor import classify
 from keyvrm.executor import cleanup
+from keyvrm.executor import inflight
 from keyvrm.executor import journal
 from keyvrm.executor import order
 from keyvrm.executor import prepare
@@ -77,15 +78,17 @@ _in_this_process = threading.Lock()
 
 
 def run_recommendation(db, cloud, recommendation_id, *, clock, settings, notifier=None,
-                       start_order=None) -> str:
+                       tiers=None, in_flight=None) -> str:
     """Run (or resume) one recommendation; returns its status afterwards.
 
     A final recommendation returns its status untouched; a ``manual_action`` one waits
     for an operator's run and is not touched either. When another run of the same
     recommendation holds the VM, or runs in this process, this call returns the current
     status without acting.
-    ``start_order`` (an ``order.StartOrder``) makes runs started together ask Nova in
-    their planned order.
+    ``tiers`` (an ``order.TierGate``) makes runs started together ask Nova tier by tier
+    (``evacuate_order``). ``in_flight`` (an ``inflight.InFlight``, the engine's) bounds the
+    migrations in flight per target host and in all (``settings.max_concurrent_per_*``);
+    without it only this run is counted.
     """
     with _in_this_process:
         running_here = recommendation_id in _running
@@ -95,7 +98,8 @@ def run_recommendation(db, cloud, recommendation_id, *, clock, settings, notifie
         if running_here or rec["status"] in model_states.RECOMMENDATION_FINAL \
                 or rec["status"] == model_states.RecommendationStatus.MANUAL_ACTION:
             return rec["status"]
-        run = _Run(db, cloud, rec, clock, settings, notifier, start_order or order.StartOrder(()))
+        run = _Run(db, cloud, rec, clock, settings, notifier, tiers or order.TierGate((), clock),
+                   in_flight or inflight.InFlight())
         if rec["status"] == model_states.RecommendationStatus.CREATED:
             return run.start()
         return run.resume()
@@ -103,17 +107,18 @@ def run_recommendation(db, cloud, recommendation_id, *, clock, settings, notifie
         if not running_here:
             with _in_this_process:
                 _running.discard(recommendation_id)
-        if start_order is not None:
-            start_order.pass_turn(recommendation_id)  # one that never asked Nova must not hold the others
+        if tiers is not None:
+            tiers.ended(recommendation_id)  # one that never asked Nova must not hold the next tier
 
 
 class _Run:
     """One call of ``run_recommendation``: its lock token, transition and error history."""
 
-    def __init__(self, db, cloud, rec, clock, settings, notifier, start_order):
+    def __init__(self, db, cloud, rec, clock, settings, notifier, tiers, in_flight):
         self.db, self.cloud, self.rec = db, cloud, rec
         self.clock, self.settings, self.notifier = clock, settings, notifier
-        self.start_order = start_order
+        self.tiers, self.in_flight = tiers, in_flight
+        self.place = None  # the target host of the place in flight this run holds, if any
         self.journal = journal.Journal(db, rec["id"], clock)
         self.owner = owner_prefix(rec["id"]) + uuid.uuid4().hex[:8]
         self.transition = None
@@ -258,7 +263,12 @@ class _Run:
             if migration_id is None:
                 outcome = self._try(attempt)
             else:
-                outcome = self._follow(attempt, migration_id)
+                self.in_flight.adopt(self.rec["target_host"])
+                self.place = self.rec["target_host"]
+                try:
+                    outcome = self._follow(attempt, migration_id)
+                finally:
+                    self._give_place_back()
                 migration_id = None
             if isinstance(outcome, str):
                 return outcome
@@ -297,7 +307,38 @@ class _Run:
             self.journal.write("cleanup", attempt, "%s failed" % action, error=error, started_s=started)
 
     def _try(self, attempt):
-        """One attempt: honour a cancel request, prepare, ask Nova, follow the migration."""
+        """One attempt: wait for the VM's tier and for room on the target, then ``_attempt``."""
+        tier = self.tiers.wait_turn(self.rec["id"], self.clock)
+        if tier is not None:
+            self.journal.write("prepare", attempt, tier.message(self.tiers.tier_wait_s),
+                               started_s=self.clock.time() - tier.waited_s)
+        target = self.rec["target_host"]
+        room = self.in_flight.take(target, self.clock, per_host=self.settings.max_concurrent_per_host,
+                                   per_region=self.settings.max_concurrent_per_region,
+                                   deadline_s=self._deadline_s())
+        if room is None:
+            return classify.Failure(classify.TIMEOUT, "no room for a migration to %s before the %s "
+                                    "timeout ([executor] max_concurrent_per_host/_per_region)" % (
+                                        target, states.transitional_state(self.rec["action"])))
+        self.place = target
+        try:
+            if room.bound is not None:
+                limit = self.settings.max_concurrent_per_host if room.bound == inflight.PER_HOST \
+                    else self.settings.max_concurrent_per_region
+                self.journal.write("prepare", attempt, room.message(target, limit),
+                                   started_s=self.clock.time() - room.waited_s)
+            return self._attempt(attempt)
+        finally:
+            self._give_place_back()
+
+    def _give_place_back(self):
+        """The migration ended (or was never asked for): free this run's place in flight (idempotent)."""
+        if self.place is not None:
+            self.in_flight.give_back(self.place)
+            self.place = None
+
+    def _attempt(self, attempt):
+        """Honour a cancel request, prepare, ask Nova, follow the migration (a place in flight held)."""
         request = journal.cancel_request(db_api.list_operations(self.db, self.rec["id"]))
         if request:
             return self._cancel(attempt, request)
@@ -321,16 +362,13 @@ class _Run:
                            started_s=started)
         if attempt == 1:
             self.was_active = vm.status == ACTIVE
-        self.start_order.wait_turn(self.rec["id"], self.clock)
         started = self.clock.time()
         try:
             migration = self._ask_nova()
         except errors.DriverError as error:
-            self.start_order.pass_turn(self.rec["id"])
             self.journal.write("execute", attempt, "%s to %s refused" % (
                 self.rec["action"], self.rec["target_host"]), error=error, started_s=started)
             return classify.call_failure(error)
-        self.start_order.pass_turn(self.rec["id"])
         self.journal.write("execute", attempt, journal.accepted_message(
             self.rec["action"], self.rec["target_host"], migration.id), started_s=started)
         return self._follow(attempt, migration.id)
@@ -343,6 +381,7 @@ class _Run:
 
     def _follow(self, attempt, migration_id):
         """Poll the migration to its end; success, or the ``Failure`` of this attempt."""
+        self.tiers.accepted(self.rec["id"])  # Nova made the migration: the next tier need not wait for it
         started = self.clock.time()
         target = self.rec["target_host"]
         try:
@@ -350,8 +389,10 @@ class _Run:
                                              self.settings.poll_interval_s, self._deadline_s(),
                                              server_id=self.rec["vm_id"])
         except errors.DriverError as error:
+            self._give_place_back()
             return classify.Failure(classify.MIGRATION, "migration %s: %s" % (migration_id, error),
                                     migration_status="unknown")
+        self._give_place_back()  # ended, or past the deadline: the start after an evacuation holds no place
         if migration is None:
             timeout = self.settings.lifecycle_timeouts_s[states.transitional_state(self.rec["action"])]
             return classify.Failure(classify.TIMEOUT, "migration %s did not end within the %s "

@@ -20,6 +20,9 @@ class ExecutorSettings:
     poll_interval_s: float = 2.0
     retry_delay_s: float = 10.0
     allow_rebuild_local_disk: bool = False
+    tier_wait_s: float = 60.0
+    max_concurrent_per_host: int = 10
+    max_concurrent_per_region: int = 16
     lifecycle_timeouts_s: dict = dataclasses.field(
         default_factory=lambda: dict(lifecycle_conf.TIMEOUT_DEFAULTS_S))
 
@@ -37,4 +40,7 @@ class ExecutorSettings:
                    poll_interval_s=conf.executor.poll_interval,
                    retry_delay_s=conf.executor.retry_delay,
                    allow_rebuild_local_disk=conf.executor.allow_rebuild_local_disk,
+                   tier_wait_s=conf.executor.tier_wait,
+                   max_concurrent_per_host=conf.executor.max_concurrent_per_host,
+                   max_concurrent_per_region=conf.executor.max_concurrent_per_region,
                    lifecycle_timeouts_s=tracker.timeouts_from_conf(conf))

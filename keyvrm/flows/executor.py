@@ -10,13 +10,18 @@ from keyvrm.flows import events
 from keyvrm.flows import steps
 
 
-def run_one(resources, recommendation_id, start_order=None) -> str:
-    """Run (or resume) one recommendation with this cycle's executor settings; its status."""
+def run_one(resources, recommendation_id, tiers=None) -> str:
+    """Run (or resume) one recommendation with this cycle's executor settings; its status.
+
+    Every run counts in the engine's migrations in flight (``resources.in_flight``);
+    ``tiers`` (an ``order.TierGate``) orders runs started together.
+    """
     app_config = db_api.get_app_config(resources.db)
     return runner.run_recommendation(resources.db, resources.cloud, recommendation_id,
                                      clock=resources.clock,
                                      settings=resources.conf.executor_for(app_config),
-                                     notifier=resources.notifier, start_order=start_order)
+                                     notifier=resources.notifier, tiers=tiers,
+                                     in_flight=resources.in_flight)
 
 
 class RunRecommendation(steps.FlowTask):

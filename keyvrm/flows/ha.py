@@ -187,15 +187,30 @@ class PlanFirstRound(steps.FlowTask):
         return _create(res, ha_event_id, plan)
 
 
+def evacuate_orders(db, snapshot, recommendation_ids) -> dict:
+    """{recommendation id: its VM's ``evacuate_order``} (None: no order), read from the snapshot.
+
+    Round 2 re-plans VMs of round 1, so the cycle's snapshot knows every VM of both rounds.
+    """
+    order_of = {vm.id: vm.evacuate_order for vm in snapshot.vms}
+    return {rec_id: order_of.get(db_api.get_recommendation(db, rec_id)["vm_id"])
+            for rec_id in recommendation_ids}
+
+
 class Execute(steps.FlowTask):
-    """Run a round's recommendations side by side; provides {id: status}."""
+    """Run a round's recommendations side by side, in ``evacuate_order`` tiers; provides {id: status}."""
 
     def __init__(self, resources, ha_round):
         super().__init__(resources, "ha_execute_round%d" % ha_round, provides="round%d_statuses" % ha_round,
                          rebind={"recommendation_ids": "round%d_ids" % ha_round})
 
-    def execute(self, recommendation_ids):
-        return recommend.run_all(self.resources, recommendation_ids)
+    def execute(self, recommendation_ids, aggregate, snapshot_id):
+        res = self.resources
+        if not recommendation_ids:
+            return {}
+        snapshot = context.load_slice(res.db, snapshot_id, aggregate)
+        return recommend.run_all(res, recommendation_ids,
+                                 evacuate_orders(res.db, snapshot, recommendation_ids))
 
 
 def _target_lost(rec) -> bool:

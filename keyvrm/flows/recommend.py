@@ -1,4 +1,4 @@
-"""Planned moves become recommendations once (a re-run task finds them), and run in parallel."""
+"""Planned moves become recommendations once (a re-run task finds them), and run in parallel, tier by tier."""
 
 from __future__ import annotations
 
@@ -43,12 +43,18 @@ def create_recommendations(db, event_id, moves, auto_run: bool) -> list:
     return ids
 
 
-def run_all(resources, recommendation_ids) -> dict:
-    """Run the recommendations side by side, asking Nova in their planned order; {id: final status}."""
+def run_all(resources, recommendation_ids, evacuate_order=None) -> dict:
+    """Run the recommendations side by side, tier by tier; {id: final status}.
+
+    ``evacuate_order`` maps an id to its VM's ``evacuate_order`` (``order.tiers_by_order``);
+    without it the runs form one tier. Runs start in tier order, so a thread of the pool
+    never waits for a tier whose runs have no thread yet.
+    """
     if not recommendation_ids:
         return {}
-    workers = min(MAX_PARALLEL_RUNS, len(recommendation_ids))
-    start_order = order.StartOrder(recommendation_ids)
-    calls = [functools.partial(executor.run_one, resources, rec_id, start_order=start_order)
-             for rec_id in recommendation_ids]
-    return dict(zip(recommendation_ids, clock.side_by_side(resources.clock, calls, workers)))
+    tiers = order.tiers_by_order(recommendation_ids, evacuate_order or {})
+    gate = order.TierGate(tiers, resources.clock, resources.conf.executor.tier_wait_s)
+    ids = [rec_id for tier in tiers for rec_id in tier]
+    workers = min(MAX_PARALLEL_RUNS, len(ids))
+    calls = [functools.partial(executor.run_one, resources, rec_id, tiers=gate) for rec_id in ids]
+    return dict(zip(ids, clock.side_by_side(resources.clock, calls, workers)))

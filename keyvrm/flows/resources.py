@@ -12,6 +12,7 @@ import dataclasses
 import threading
 from typing import Any, Callable, Optional
 
+from keyvrm.executor import inflight
 from keyvrm.executor import settings as executor_settings
 from keyvrm.fencing import factory
 from keyvrm.harvest import assemble
@@ -72,6 +73,8 @@ class EngineResources:
     ``fencers`` builds the fencers for the cycle's business config (``AppConfig`` decides
     which are enabled), e.g. ``lambda app: factory.fencers_from_conf(conf, app, cloud)``.
     ``harvest_sources`` defaults to the cloud, metrics and heartbeat drivers given here.
+    ``in_flight`` counts the migrations this engine's runs have in flight (``[executor]
+    max_concurrent_per_host`` / ``_per_region`` bound it).
     """
 
     db: Any
@@ -84,6 +87,7 @@ class EngineResources:
     notifier: Any = None
     conf: FlowSettings = dataclasses.field(default_factory=FlowSettings)
     harvest_sources: Optional[assemble.HarvestSources] = None
+    in_flight: inflight.InFlight = dataclasses.field(default_factory=inflight.InFlight)
 
     def sources(self) -> assemble.HarvestSources:
         """What a harvest reads."""

@@ -22,7 +22,10 @@ Scenario key ``expect`` (every part optional)::
         cmp-00002: {state: fenced, fenced_by: [ceph, bmc, nova], reason_contains: refused}
       vms_on_host: {cmp-00001: 0}      # VMs on a host in the region at the end
       vms_moved: {min: 1, max: 4}      # VMs whose host changed (a number: exactly)
-      start_order_kept: true   # each host's evacuations reached Nova in the order planned
+      start_order_kept: true   # each host's evacuations reached Nova in the order planned (a tier's
+                               #   runs start side by side, on the driven clock in planned order)
+      tiers_kept: true         # each host's evacuations were accepted tier by tier (evacuate_order
+                               #   ascending, VMs without one last): none before a lower tier's
       sweeps:                  # the engine's sweeps (when it begins to lead, then every 10 min):
         - {after: 5m, by: 12m, found: nothing lost, count: 1}   # found: text of what one did
       region: {hosts_by_state: {off: 1}}   # the bare region's expectations (see scenario)
@@ -84,6 +87,7 @@ def schema(duration) -> dict:
         vms_on_host={"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
         vms_moved=_COUNT,
         start_order_kept={"type": "boolean"},
+        tiers_kept={"type": "boolean"},
         sweeps={"type": "array", "items": {"type": "object", "additionalProperties": False, "properties": {
             "found": _TEXT, "count": _COUNT, "by": duration, "after": duration}}},
         region={"type": "object"})}
@@ -153,6 +157,8 @@ class Check:
                 self.problems.append("vms_moved: " + problem)
         if expect.get("start_order_kept"):
             self._start_order(recommendations)
+        if expect.get("tiers_kept"):
+            self._tiers(recommendations)
         for i, wanted in enumerate(expect.get("sweeps", ())):
             self._sweeps("sweeps[%d]" % i, wanted)
         return self.problems
@@ -240,6 +246,28 @@ class Check:
             first_asks = list(dict.fromkeys(order))
             if first_asks != [vm for vm in planned if vm in first_asks]:
                 self.problems.append("start_order_kept: %s planned %s, Nova asked %s" % (host, planned, first_asks))
+
+    def _tiers(self, recommendations):
+        """Per host, the first acceptance (migration record) of each VM in tier order (SPEC 5.4 tiers)."""
+        accepted = [m.server_id for m in sorted(self.h.region.migrations.values(), key=lambda m: m.id)
+                    if m.migration_type == "evacuation"]
+        for host in sorted({r["source_host"] for r in recommendations if r["action"] == "evacuate"}):
+            evacuated = {r["vm_id"] for r in recommendations if r["action"] == "evacuate" and r["source_host"] == host}
+            firsts = [vm for vm in dict.fromkeys(accepted) if vm in evacuated]
+            ranks = [_tier_rank(self.h.region.vms[vm].metadata) for vm in firsts]
+            if ranks != sorted(ranks):
+                shown = ["%s(%s)" % (vm, (self.h.region.vms[vm].metadata or {}).get("evacuate_order", "-"))
+                         for vm in firsts]
+                self.problems.append("tiers_kept: %s: Nova accepted %s" % (host, ", ".join(shown)))
+
+
+def _tier_rank(metadata) -> tuple:
+    """Sort key of a VM's evacuation tier: its evacuate_order ascending, VMs without one last."""
+    value = (metadata or {}).get("evacuate_order")
+    try:
+        return (0, int(value))
+    except (TypeError, ValueError):
+        return (1, 0)
 
 
 def run_codes(db, aggregate, kind) -> list[str]:

@@ -35,6 +35,19 @@ class RegionClock:
             self.region.clock.advance(seconds)
 
 
+class StepClock:
+    """A clock whose ``sleep`` moves its time at once (a simulated clock without a region)."""
+
+    def __init__(self):
+        self.now = 1000.0
+
+    def time(self):
+        return self.now
+
+    def sleep(self, seconds):
+        self.now += seconds
+
+
 def small_region(seed=3, **options):
     """Four volume-backed hosts in one aggregate, two VMs each, no server groups or exclusions."""
     return generator.generate(

@@ -240,7 +240,7 @@ def test_a_recommendation_cancelled_before_its_run_locks_nothing(sqlite_db):
     vm = h.vm_on(region, h.SOURCE)
     _, rec_id = h.recommendation(sqlite_db, "live_migrate", vm.id)
     run = runner._Run(sqlite_db, SimCloudDriver(region), db_api.get_recommendation(sqlite_db, rec_id),
-                      h.RegionClock(region), h.SETTINGS, None, None)
+                      h.RegionClock(region), h.SETTINGS, None, None, None)
     db_api.set_recommendation_status(sqlite_db, rec_id, "cancelled", reason="operator")
     assert run.start() == "cancelled"
     assert not db_api.get_vm_state(sqlite_db, vm.id)["locked"] and not region.migrations

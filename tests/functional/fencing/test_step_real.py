@@ -68,5 +68,6 @@ def test_ipmi_never_off_makes_the_whole_step_fail_and_logs_no_password(
     assert not outcome.fenced
     assert outcome.reason == step.FENCING_FAILED
     assert [(r.fencer, r.confirmed) for r in outcome.results] == [
-        ("ceph", True), ("ipmi", False), ("nova", True)]
+        ("ceph", True), ("ipmi", False), ("nova", False)]  # Nova is not told a host the BMC did not prove off
+    assert outcome.results[-1].message.startswith("not run")
     assert _secrets_in(caplog.text + repr(outcome)) == []

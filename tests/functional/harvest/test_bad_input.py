@@ -59,6 +59,6 @@ def test_an_empty_tsdb_leaves_every_metric_missing_and_the_source_ok(tsdb):
     region = _region()
     sources = assemble.HarvestSources(cloud=SimCloudDriver(region), metrics=default_metrics_driver(tsdb.url))
     snap = assemble.harvest(sources, settings.AppConfig(), now_s=region.now)
-    assert snap.source_ok(m.SOURCE_METRICS) and snap.sources[m.SOURCE_METRICS].requests == 8
-    assert all(h.metrics is None for h in snap.hypervisors)
+    assert snap.source_ok(m.SOURCE_METRICS) and snap.sources[m.SOURCE_METRICS].requests == 9
+    assert all(h.metrics is None and h.target_up is None for h in snap.hypervisors)
     assert all(vm.metrics is None for vm in snap.vms) and len(snap.vms) == 32

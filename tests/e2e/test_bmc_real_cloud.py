@@ -33,6 +33,7 @@ AGGREGATE = "agg-ha"
 # this bound fails it while leaving CI's parallel load room.
 RECOVERY_BUDGET_S = 50.0
 REDIS_OUTAGE_S = 60.0
+ENGINE_PAUSE_S = 20.0
 REDIS_PROCESSES = ("master", "replica", "sentinel-0", "sentinel-1", "sentinel-2")
 
 
@@ -218,6 +219,32 @@ def test_a_sentinel_failover_and_a_redis_outage_fence_no_host(ha_region):
     print("failover and the heartbeats on the new master %.1f s, outage %.0f s, heartbeats back and a cycle %.1f s"
           % (failover_s, REDIS_OUTAGE_S, time.time() - back_s))
 
+    assert _fenced_so_far(region) == before
+
+
+def test_an_engine_paused_a_tsdb_unreachable_and_an_agent_restarted_at_once_fence_no_host(ha_region):
+    # The other false positives at one moment: keyvrm-engine SIGSTOPped 20 s, VictoriaMetrics
+    # SIGSTOPped (unreachable) as long, one host's heartbeat agent restarted (silent 4 s).
+    region = ha_region
+    before = _fenced_so_far(region)
+    newest = _newest_cycle(region)
+    paused = [region.services["keyvrm-engine"].pid, region.tsdb_process.pid]
+    restarted = region.hosts[3]
+    for pid in paused:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        region.machine("hang", restarted)  # the agent stops...
+        time.sleep(4.0)
+        region.machine("resume", restarted)  # ...and starts again, within the stale time
+        time.sleep(ENGINE_PAUSE_S - 4.0)
+    finally:
+        for pid in paused:
+            os.kill(pid, signal.SIGCONT)
+    resumed_s = time.time()
+    region.wait(lambda: (_heartbeat(region, restarted) or 0) > resumed_s - HEARTBEAT_INTERVAL_S, 30,
+                "the restarted agent does not write")
+    region.openstack("cycle", "run")
+    _cycle_after(region, newest, 120, "no cycle completed after the pause")
     assert _fenced_so_far(region) == before
 
 

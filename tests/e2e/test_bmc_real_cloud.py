@@ -27,11 +27,10 @@ from tests.functional.harvest import conftest as peers
 from tests.nova import conftest as nova_helpers
 
 AGGREGATE = "agg-ha"
-# Power off -> every server ACTIVE elsewhere. A stale heartbeat (10 s) with the BMC reading
-# "off" condemns the host before Nova's verdict (50-60 s after the cut with Nova's default
-# timers): a recovery that waited for Nova's verdict takes 64 s and more (bench_recovery), so
-# this bound fails it while leaving CI's parallel load room.
-RECOVERY_BUDGET_S = 50.0
+# Power off -> every server ACTIVE elsewhere: the stall guard of test_ha_real_cloud (CI's
+# parallel load once made it 58 s). That the host was condemned on its BMC's word, before
+# Nova's verdict, is checked on the fencing record's times; the speed is the benchmark's.
+RECOVERY_BUDGET_S = 90.0
 REDIS_OUTAGE_S = 60.0
 ENGINE_PAUSE_S = 20.0
 REDIS_PROCESSES = ("master", "replica", "sentinel-0", "sentinel-1", "sentinel-2")
@@ -263,7 +262,10 @@ def power_loss_and_cut_off(ha_region):
     region.machine("hang", cut)
     try:
         assert _ipmitool(region, victim, "off") == "Chassis Power Control: Down/Off"
-        yield time.monotonic()
+        cut_at = time.monotonic()
+        # its nova-compute has stopped: Nova calls it down service_down_time after this last report
+        region.victim_last_report_s = _posix(_service(region, victim)["updated_at"])
+        yield cut_at
     finally:
         region.machine("reachable", cut)
         region.machine("resume", cut)
@@ -283,6 +285,11 @@ def test_a_host_that_loses_power_is_fenced_through_its_bmc_and_its_servers_run_e
 
     state = region.wait(lambda: _in_state(region.openstack("hypervisor", "show", victim), "maintenance"), 60,
                         "the powered-off host did not end in maintenance")
+    # KeyVRM forced the service down before Nova would have called it down on its own
+    novas_verdict_s = region.victim_last_report_s + e2e.NOVA_TIMERS[0]
+    (nova_fence,) = [step for step in state["fencing"] if step["fencer"] == "nova"]
+    assert nova_fence["confirmed"] and nova_fence["started_at"] < novas_verdict_s, (nova_fence, novas_verdict_s)
+    print("forced down %.1f s before Nova's own verdict" % (novas_verdict_s - nova_fence["started_at"]))
     power_fences = [step for step in state["fencing"] if step["fencer"] == "ipmi"]
     assert power_fences and all(step["confirmed"] for step in power_fences), state["fencing"]
     assert power_fences[-1]["message"] in ("power already off", "power off confirmed"), power_fences

@@ -75,7 +75,8 @@ def plan_what_if(call, name):
     settings = resources.FlowSettings.from_conf(call.conf)
     found = what_if.plan_failure(
         snapshot, app_config, agg_config, db_api.busy_set(db), asked, db_api.claimed_hypervisors(db),
-        index=index, allow_rebuild=settings.executor.allow_rebuild_local_disk,
+        index=index, max_condemned_share=settings.max_condemned_share,
+        allow_rebuild=settings.executor.allow_rebuild_local_disk,
         max_rejected_hosts=settings.max_rejected_hosts, heartbeat_stale_after_s=settings.heartbeat_stale_after_s)
     why_not = gate.aggregate_gate(app_config, agg_config)
     return {"what_if": {
@@ -84,16 +85,22 @@ def plan_what_if(call, name):
         "ha_runs": why_not.run_ha,
         "ha_not_run": None if why_not.run_ha else why_not.reason.entry().to_json(),
         "hosts": _hosts(found, index, settings.max_rejected_hosts),
-        "notes": [r.entry().to_json() for r in found.plan.reasons if r.code in NOTE_CODES]}}
+        "notes": [r.entry().to_json() for r in found.plan.reasons if not _about_a_host(r, asked)]}}
+
+
+def _about_a_host(reason, asked) -> bool:
+    """Whether ``reason`` is about one failed host (its VMs or itself), not the plan as a whole."""
+    return reason.host in asked and reason.code not in NOTE_CODES
 
 
 def _hosts(found, index, max_rejected_hosts):
     steps = _steps(list(found.plan.moves), {vm.id: vm.evacuate_order for vm in index.vms.values()})
     shown = []
     for failed in found.hosts:
-        about = [r for r in found.plan.reasons if r.host == failed.host and r.code not in NOTE_CODES]
+        about = [r for r in found.plan.reasons if r.host == failed.host and _about_a_host(r, (failed.host,))]
         shown.append({
-            "host": failed.host, "end_state": failed.end_state, "handled_state": failed.handled_state,
+            "host": failed.host, "fenced": failed.fenced, "end_state": failed.end_state,
+            "handled_state": failed.handled_state,
             "vm_count": len(failed.vm_ids),
             "moves": [{"vm_id": move.vm_id, "name": index.vms[move.vm_id].name, "source": move.source,
                        "target": move.target, "evacuate_order": index.vms[move.vm_id].evacuate_order,

@@ -23,15 +23,18 @@ MOVE = common.obj({
 _END_STATES = sorted(s.value for s in states.HypervisorState)
 HOST = common.obj({
     "host": common.STRING,
+    "fenced": dict(common.BOOLEAN, description="whether HA would fence (and evacuate) it now; not past the"
+                   " mass-failure guard, without a fencer, when busy or when no enabled fencer can handle it"),
     "end_state": {"type": "string", "enum": _END_STATES,
-                  "description": "maintenance if every VM on it moves, error if any stays; for a host KeyVRM"
-                                 " already handles, the state it is in"},
+                  "description": "maintenance if every VM on it moves, error if any stays; ok if HA would not"
+                                 " fence it (nothing evacuated); for a host KeyVRM already handles, its state"},
     "handled_state": dict(common.OPT_STRING, description="the KeyVRM state of a host an HA run already"
                           " handles (it is not planned again); null otherwise"),
     "vm_count": dict(common.INTEGER, description="VMs on the host in the snapshot"),
     "moves": {"type": "array", "items": MOVE, "description": "its VMs that get a target, by step"},
-    "skipped": dict(reason.ENTRIES, description="why VMs (or the whole host) are not evacuated: excluded by"
-                    " metadata (no_evac), local disk, busy, already_handled; reason entries as events carry them"),
+    "skipped": dict(reason.ENTRIES, description="why VMs (or the whole host) would not be evacuated: excluded"
+                    " by metadata (no_evac), local disk, busy, fencing_impossible, already_handled; reason"
+                    " entries as events carry them"),
     "no_target": {"type": "array", "items": event.NO_TARGET_ENTRY,
                   "description": "its VMs without a target, with the check that rejected each candidate host"}})
 WHAT_IF = common.obj({"what_if": common.obj({
@@ -41,4 +44,5 @@ WHAT_IF = common.obj({"what_if": common.obj({
     "ha_not_run": dict(common.nullable(reason.ENTRY), description="why not (disabled, noop,"
                        " storage_undeclared): the plan is what HA would make once it runs"),
     "hosts": {"type": "array", "items": HOST, "description": "one per failed host, in the order asked"},
-    "notes": dict(reason.ENTRIES, description="how the plan was made: no_filters, filter_input_unknown")})})
+    "notes": dict(reason.ENTRIES, description="about the plan as a whole: why HA would fence none of the"
+                  " hosts (mass_failure_guard, no_fencer), how it planned (no_filters, filter_input_unknown)")})})

@@ -69,7 +69,7 @@ def test_moves_come_in_the_order_the_executor_asks_nova(ha_db, noauth_app):
     assert {mv["round"] for mv in first["moves"]} == {1}
     assert first["moves"][0]["name"] == "early" and first["moves"][0]["source"] == "h1"
     assert (first["end_state"], first["vm_count"], second["end_state"]) == ("maintenance", 3, "maintenance")
-    assert first["skipped"] == first["no_target"] == [] and first["handled_state"] is None
+    assert first["skipped"] == first["no_target"] == [] and first["handled_state"] is None and first["fenced"]
 
 
 def test_vms_without_a_target_carry_the_rejections_events_carry(ha_db, noauth_app):
@@ -97,14 +97,16 @@ def test_skipped_vms_keep_their_reason_and_the_host_ends_in_error(ha_db, noauth_
 
 def test_busy_vms_and_hosts_are_those_of_unfinished_recommendations(ha_db, noauth_app):
     # the seed's running recommendation moves vm-locked from cmp-2 to cmp-1: both hosts are busy
-    hosts = [_host(h) for h in ("cmp-1", "cmp-2", "h3")]
+    hosts = [_host(h) for h in ("cmp-1", "cmp-2", "h3", "h4")]
     seed.store(ha_db, _region([b.vm("vm-locked", "h3"), b.vm("free", "h3")], hosts))
     db_api.set_hypervisor_state(ha_db, "cmp-1", "ok")
     body = _what_if(noauth_app, "h3", "cmp-2")
     by_host = {h["host"]: h for h in body["hosts"]}
     assert [(r["code"], r["vm_id"]) for r in by_host["h3"]["skipped"]] == [("busy", "vm-locked")]
-    assert by_host["h3"]["moves"] == [] and by_host["h3"]["no_target"][0]["vm_id"] == "free"
+    assert [mv["vm_id"] for mv in by_host["h3"]["moves"]] == ["free"]  # to h4: cmp-1 is busy too
+    assert by_host["h3"]["moves"][0]["target"] == "h4" and by_host["h3"]["end_state"] == "error"
     assert [(r["code"], r["vm_id"]) for r in by_host["cmp-2"]["skipped"]] == [("busy", None)]
+    assert (by_host["cmp-2"]["fenced"], by_host["cmp-2"]["end_state"]) == (False, "ok")
 
 
 def test_a_host_keyvrm_already_handles_is_reported_not_planned(ha_db, noauth_app):
@@ -114,6 +116,14 @@ def test_a_host_keyvrm_already_handles_is_reported_not_planned(ha_db, noauth_app
     assert (first["handled_state"], first["end_state"], first["moves"]) == ("maintenance", "maintenance", [])
     assert [r["code"] for r in first["skipped"]] == ["already_handled"]
     assert second["moves"][0]["vm_id"] == "v2" and second["handled_state"] is None
+
+
+def test_past_the_mass_failure_guard_nothing_is_fenced_or_planned(ha_db, noauth_app):
+    seed.store(ha_db, _region([b.vm("v%d" % i, h) for i, h in enumerate(HOSTS)]))
+    body = _what_if(noauth_app, "h1", "h2", "h3")  # 3 of 4 hosts: more than [ha] mass_failure_share (50%)
+    assert [n["code"] for n in body["notes"]] == ["mass_failure_guard"]
+    assert [(h["fenced"], h["end_state"], h["moves"]) for h in body["hosts"]] == [(False, "ok", [])] * 3
+    assert [h["fenced"] for h in _what_if(noauth_app, "h1", "h2")["hosts"]] == [True, True]
 
 
 def test_an_aggregate_in_noop_is_planned_and_says_ha_does_not_run(ha_db, noauth_app):

@@ -28,7 +28,8 @@ def served(tmp_path_factory):
     seed.seed(sqlite_db)
     db_api.update_app_config(sqlite_db, {"enabled": True}, "test")
     db_api.update_aggregate_config(sqlite_db, "agg-a", {"storage_mode": "shared"}, "test")
-    hosts = [api_case._host("h1"), api_case._host("h2"), api_case._host("h3", ram_mb=8192)]
+    hosts = [api_case._host("h1"), api_case._host("h2"), api_case._host("h3", ram_mb=8192),
+             api_case._host("h4", ram_mb=8192)]
     seed.store(sqlite_db, api_case._region([b.vm("first", "h1", evacuate_order=1), b.vm("big", "h1", ram_mb=98304),
                                             b.vm("pinned", "h1", no_evac=True), b.vm("any", "h2")], hosts))
     server = serve.serve_in_thread(seed.make_app(sqlite_db), "127.0.0.1", 0)
@@ -57,9 +58,14 @@ def test_what_if_prints_the_moves_the_vms_that_stay_and_the_end_states(served, c
     assert _cells(moves) == [list(aggregate.MOVE_COLUMNS), ["1", "1", "first", "first", "h1", "h2", "1", "1"]]
     assert stay.startswith("VMs that would stay on a failed host:")
     assert _cells(stay)[1:] == [  # without a target: the check that rejected each candidate host
-        ["big", "h1", "ram_depleted", "h2 ram_depleted, h3 ram_depleted"],
+        ["big", "h1", "ram_depleted", "h2 ram_depleted, h3 ram_depleted, h4 ram_depleted"],
         ["pinned", "h1", "excluded_by_metadata", "VM pinned excluded by metadata key ha_no_evacuate"]]
-    assert _cells(hosts)[1:] == [["h1", "error", "3", "1", "2"]]
+    assert _cells(hosts)[1:] == [["h1", "True", "error", "3", "1", "2"]]
+
+
+def test_what_if_says_when_the_mass_failure_guard_would_stop_ha(served, capsys):
+    text = _openstack(served, capsys, "agg-a", "--fail", "h1", "--fail", "h2", "--fail", "h3")
+    assert "\nmass_failure_guard: 3 of 4 hypervisors of agg-a newly condemned at once" in text
 
 
 def test_what_if_as_json_is_the_api_answer(served, capsys):
@@ -68,4 +74,4 @@ def test_what_if_as_json_is_the_api_answer(served, capsys):
     first, second = found["hosts"]
     assert [m["vm_id"] for m in first["moves"]] == ["first"] and first["moves"][0]["step"] == 1
     assert [e["vm_id"] for e in first["no_target"]] == ["big"]
-    assert second["end_state"] == "maintenance" and second["moves"][0]["target"] == "h3"
+    assert second["end_state"] == "maintenance" and second["moves"][0]["target"] in ("h3", "h4")

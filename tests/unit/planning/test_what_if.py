@@ -22,13 +22,20 @@ def test_the_plan_is_ha_plan_evacuation_for_the_failed_hosts():
 
 
 def test_a_host_ends_in_maintenance_only_when_every_vm_on_it_moves():
-    snap = b.snapshot([b.host("a"), b.host("b"), b.host("c")], [b.vm("a1", "a"), b.vm("b2", "b", no_evac=True)])
+    snap = b.snapshot([b.host(h) for h in "abcd"], [b.vm("a1", "a"), b.vm("b2", "b", no_evac=True)])
     found = what_if.plan_failure(snap, AppConfig(), b.agg_config(storage_mode="shared"), m.BusySet(), ["a", "b"], {})
     assert [(h.host, h.vm_ids, h.end_state) for h in found.hosts] == [
         ("a", ("a1",), "maintenance"), ("b", ("b2",), "error")]
     unplaceable = what_if.plan_failure(_snapshot(), AppConfig(), b.agg_config(storage_mode="shared"), m.BusySet(),
                                        ["a"], {})
     assert unplaceable.hosts[0].end_state == "error"
+
+
+def test_past_the_mass_failure_guard_no_host_is_fenced_and_each_stays_ok():
+    found = what_if.plan_failure(_snapshot(), AppConfig(), b.agg_config(storage_mode="shared"), m.BusySet(),
+                                 ["a", "b"], {})  # 2 of 3 hosts: more than half
+    assert found.plan.moves == () and [r.code for r in found.plan.reasons] == [reasons.MASS_FAILURE_GUARD]
+    assert [(h.fenced, h.end_state) for h in found.hosts] == [(False, "ok"), (False, "ok")]
 
 
 def test_a_handled_host_keeps_its_state_and_is_not_planned():

@@ -10,7 +10,7 @@ LIST_COLUMNS = ("name", "availability_zone", "marker", "no_op_mode", "no_op_reas
 LOAD_COLUMNS = ("host", "cpu", "ram", "net", "syn_score", "overloaded", "causes", "missing", "vm_count")
 MOVE_COLUMNS = ("step", "tier", "vm_id", "name", "source", "target", "evacuate_order", "round")
 STAY_COLUMNS = ("vm_id", "host", "code", "why")
-HOST_COLUMNS = ("host", "end_state", "vm_count", "moves", "stay")
+HOST_COLUMNS = ("host", "fenced", "end_state", "vm_count", "moves", "stay")
 
 
 def _weight(text):
@@ -131,7 +131,8 @@ class WhatIfAggregate(command.Lister):
 
     Nothing changes: no event, no recommendation, no host state. Tables: the moves in the
     order the executor would ask Nova, the VMs that would stay on a failed host with why,
-    and each failed host's end state (maintenance when every VM on it moves, else error).
+    and each failed host's end state (maintenance when every VM on it moves, else error; ok
+    when HA would not fence it), then notes on the plan as a whole (the mass-failure guard).
     ``-f json`` / ``-f yaml`` give the API's answer as it is.
     """
 
@@ -159,9 +160,13 @@ class WhatIfAggregate(command.Lister):
             self.app.stdout.write("\nVMs that would stay on a failed host:\n")
             self.formatter.emit_list(STAY_COLUMNS, stay, self.app.stdout, parsed_args)
         self.app.stdout.write("\nFailed hosts:\n")
-        hosts = [(h["host"], h["end_state"], h["vm_count"], len(h["moves"]), len(staying(h)))
+        hosts = [(h["host"], h["fenced"], h["end_state"], h["vm_count"], len(h["moves"]), len(staying(h)))
                  for h in found["hosts"]]
         self.formatter.emit_list(HOST_COLUMNS, hosts, self.app.stdout, parsed_args)
+        for note in found["notes"]:  # e.g. the mass-failure guard: HA would fence none of them
+            self.app.stdout.write("\n%s: %s" % (note["code"], note["message"]))
+        if found["notes"]:
+            self.app.stdout.write("\n")
         if not found["ha_runs"]:
             why = found["ha_not_run"]["message"]
             self.app.stdout.write("\nHA does not run on %s now: %s\n" % (found["aggregate"], why))

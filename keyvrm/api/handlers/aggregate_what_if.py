@@ -94,10 +94,11 @@ def _about_a_host(reason, asked) -> bool:
 
 
 def _hosts(found, index, max_rejected_hosts):
+    """Per failed host, in the order asked: its outcome, its moves (with tier and step), its VMs that stay."""
     steps = _steps(list(found.plan.moves), {vm.id: vm.evacuate_order for vm in index.vms.values()})
     shown = []
     for failed in found.hosts:
-        about = [r for r in found.plan.reasons if r.host == failed.host and _about_a_host(r, (failed.host,))]
+        about = [r for r in found.plan.reasons if _about_a_host(r, (failed.host,))]
         shown.append({
             "host": failed.host, "fenced": failed.fenced, "end_state": failed.end_state,
             "handled_state": failed.handled_state,

@@ -22,8 +22,9 @@ API_VERSION = "1"
 VERSION_HEADER = "OpenStack-API-Version"
 # The microversions whose responses this client reads, oldest first (the server's
 # keyvrm/api/rest_api_version_history.rst says what each changed).
-KNOWN_VERSIONS = ("1.0", "1.1", "1.2")
+KNOWN_VERSIONS = ("1.0", "1.1", "1.2", "1.3")
 REASON_LIST = "1.1"  # events' and cycle outcomes' reasons as entries (reasons, more_reasons), not text
+WHAT_IF = "1.3"  # POST /v1/aggregates/{name}/what-if
 _VERSION = re.compile(r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)")
 
 
@@ -156,6 +157,14 @@ class Client:
     def aggregate_load(self, name):
         """The aggregate's load per host from the newest snapshot, judged with its LB settings."""
         return self._request("GET", "/aggregates/%s/load" % urllib.parse.quote(name, safe=""))["aggregate_load"]
+
+    def what_if(self, name, fail):
+        """The plan HA would make now if the hosts ``fail`` of the aggregate died (changes nothing; API 1.3)."""
+        if version_tuple(self.api_version) < version_tuple(WHAT_IF):
+            raise ClientError(406, "microversion_not_acceptable", "what-if needs microversion %s; this client"
+                              " speaks %s to this server" % (WHAT_IF, self.api_version))
+        return self._request("POST", "/aggregates/%s/what-if" % urllib.parse.quote(name, safe=""),
+                             json={"fail": list(fail)})["what_if"]
 
     def update_aggregate(self, name, **changes):
         return self._request("PATCH", "/aggregates/%s" % urllib.parse.quote(name, safe=""),

@@ -26,6 +26,7 @@ VERSIONS = (
     "1.0",  # the v1 API as it was before microversions
     "1.1",  # events' and cycle outcomes' reasons as a list of entries (reasons, more_reasons), not text
     "1.2",  # every aggregate's outcome in a cycle (kind NOOP); an aggregate's own latest_outcome
+    "1.3",  # POST /v1/aggregates/{name}/what-if: the plan HA would make now if given hosts died
 )
 
 _NUMBER = re.compile(r"(0|[1-9][0-9]{0,5})\.(0|[1-9][0-9]{0,5})")
@@ -55,6 +56,7 @@ MAX_VERSION = parse(VERSIONS[-1])
 # The version each change came with (handlers and schemas compare call.version with these).
 REASON_LIST = parse("1.1")
 OUTCOMES_OF_EVERY_AGGREGATE = parse("1.2")
+WHAT_IF = parse("1.3")
 
 
 def _asked(value):

@@ -89,7 +89,7 @@ def _operation(route, by_operation_id, version):
 def document(server_url="", version=microversion.MAX_VERSION):
     """The whole document at microversion ``version``, with ``server_url`` as its server."""
     paths = {}
-    routes = router.all_routes()
+    routes = [r for r in router.all_routes() if r.served_at(version)]
     by_operation_id = {r.operation_id: r for r in routes}
     for route in routes:
         paths.setdefault(route.path, {})[route.method.lower()] = _operation(route, by_operation_id, version)

@@ -56,7 +56,8 @@ class Route:
     """One endpoint: method, OpenAPI-style path, handler, policy rule and schemas.
 
     ``response_schema`` is one schema, or ``Versioned`` when the response changed in a
-    microversion (``response_schema_at``).
+    microversion (``response_schema_at``). ``since`` is the microversion the endpoint came
+    with (None: 1.0); below it the endpoint does not exist (404) and is not documented.
     """
 
     method: str
@@ -71,6 +72,11 @@ class Route:
     errors: tuple = ()
     public: bool = False
     links: tuple = ()
+    since: Optional[object] = None
+
+    def served_at(self, version) -> bool:
+        """Whether the endpoint exists at microversion ``version``."""
+        return self.since is None or version >= self.since
 
     @property
     def operation_id(self):

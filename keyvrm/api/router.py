@@ -8,6 +8,7 @@ from keyvrm.api import call as api_call
 from keyvrm.api import errors
 from keyvrm.api.handlers import aggregate
 from keyvrm.api.handlers import aggregate_load
+from keyvrm.api.handlers import aggregate_what_if
 from keyvrm.api.handlers import availability_zone
 from keyvrm.api.handlers import config
 from keyvrm.api.handlers import cycle
@@ -26,8 +27,8 @@ from keyvrm.api import serialize
 from keyvrm.api import validation
 from keyvrm import exception
 
-HANDLER_MODULES = (root, config, availability_zone, aggregate, aggregate_load, event, recommendation, operation,
-                   vm, hypervisor, snapshot, cycle)
+HANDLER_MODULES = (root, config, availability_zone, aggregate, aggregate_load, aggregate_what_if, event,
+                   recommendation, operation, vm, hypervisor, snapshot, cycle)
 JSON_TYPES = ("application/json", "application/merge-patch+json")
 
 
@@ -90,10 +91,14 @@ class Router:
     def _dispatch(self, request, version):
         path = inputs.request_path(request.environ).rstrip("/") or "/"
         match = self.mapper.match(path)
+        shown = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
         if match is None:
-            raise webob.exc.HTTPNotFound("no such resource: %s"
-                                         % path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"))
-        methods = self.routes[match.pop("declared_path")]
+            raise webob.exc.HTTPNotFound("no such resource: %s" % shown)
+        methods = {method: r for method, r in self.routes[match.pop("declared_path")].items()
+                   if r.served_at(version)}
+        if not methods:
+            raise webob.exc.HTTPNotFound("no such resource at microversion %s: %s (ask for a later one)"
+                                         % (version, shown))
         route = methods.get(request.method)
         if route is None:
             error = webob.exc.HTTPMethodNotAllowed("%s is not allowed on %s" % (request.method, path))

@@ -221,14 +221,24 @@ def detect_failures(snapshot, app_config, aggregate: str, *, heartbeat_stale_aft
     condemned = [v.host for v in verdicts if v.verdict in CONDEMNED_VERDICTS and v.host not in handled]
     if not condemned:
         return Detection((), verdicts, tuple(found) or (reasons.no_failure(aggregate),))
-    if len(condemned) > 1 and len(condemned) > max_condemned_share * len(hosts):
-        found.append(reasons.mass_failure_guard(aggregate, len(condemned), len(hosts),
-                                                max_condemned_share))
-        return Detection((), verdicts, tuple(found))
+    to_fence, why_not = hosts_to_fence(condemned, app_config, aggregate, len(hosts), max_condemned_share,
+                                       busy, index)
+    return Detection(to_fence, verdicts, tuple(found) + why_not)
+
+
+def hosts_to_fence(condemned, app_config, aggregate: str, host_count: int, max_condemned_share: float,
+                   busy: m.BusySet, index) -> tuple:
+    """(hosts to fence now, reasons why the others are not) of the ``condemned`` hosts of an aggregate.
+
+    None when more than one and more than ``max_condemned_share`` of its ``host_count``
+    hosts are condemned at once (the mass-failure guard) or no fencer is enabled; else
+    every condemned host that is neither busy nor impossible to fence.
+    """
+    if len(condemned) > 1 and len(condemned) > max_condemned_share * host_count:
+        return (), (reasons.mass_failure_guard(aggregate, len(condemned), host_count, max_condemned_share),)
     if not (app_config.ha_fence_ceph or app_config.ha_fence_bmc or app_config.ha_fence_nova):
-        found.append(reasons.no_fencer())
-        return Detection((), verdicts, tuple(found))
-    to_fence = []
+        return (), (reasons.no_fencer(),)
+    to_fence, found = [], []
     for name in condemned:
         if name in busy.hosts:
             found.append(reasons.busy(None, name))
@@ -238,7 +248,7 @@ def detect_failures(snapshot, app_config, aggregate: str, *, heartbeat_stale_aft
             found.append(reasons.fencing_impossible(name, obstacle))
             continue
         to_fence.append(name)
-    return Detection(tuple(to_fence), verdicts, tuple(found))
+    return tuple(to_fence), tuple(found)
 
 
 def evacuation_order(vms) -> list:

@@ -30,6 +30,7 @@ class Hostile:
 
     def send(self, app):
         request = webob.Request.blank(self.path, method=self.method)
+        request.headers["OpenStack-API-Version"] = "vm-resource-manager latest"  # every endpoint exists there
         if self.body is not None:
             request.body = self.body.encode("utf-8")
             request.content_type = "application/json"

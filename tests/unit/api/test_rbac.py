@@ -32,6 +32,7 @@ MATRIX = {
     ("GET", "/v1/aggregates/{name}"): "reader",
     ("GET", "/v1/aggregates/{name}/load"): "reader",
     ("PATCH", "/v1/aggregates/{name}"): "admin",
+    ("POST", "/v1/aggregates/{name}/what-if"): "reader",
     ("GET", "/v1/events"): "reader",
     ("GET", "/v1/events/{event_id}"): "reader",
     ("GET", "/v1/recommendations"): "reader",
@@ -55,7 +56,8 @@ MATRIX = {
 PATH_VALUES = {"name": "agg-a", "event_id": "ev-1", "recommendation_id": "rec-manual", "vm_id": "vm-locked",
                "snapshot_id": "1", "cycle_id": "1", "host": "cmp-1"}
 BODIES = {("PATCH", "/v1/config"): {"period": 90},
-          ("PATCH", "/v1/aggregates/{name}"): {"lb_period": 300}}
+          ("PATCH", "/v1/aggregates/{name}"): {"lb_period": 300},
+          ("POST", "/v1/aggregates/{name}/what-if"): {"fail": ["cmp-1"]}}
 ALLOWED = {"anonymous": {"public"}, "member": {"public"}, "reader": {"public", "reader"},
            "admin": {"public", "reader", "admin"}}
 
@@ -86,6 +88,7 @@ def keystone_app(seeded_db):
 
 def _call(app, token, method, path):
     request = webob.Request.blank(re.sub(r"{(\w+)}", lambda mo: PATH_VALUES[mo.group(1)], path), method=method)
+    request.headers["OpenStack-API-Version"] = "vm-resource-manager latest"  # endpoints of every version
     if token:
         request.headers["X-Auth-Token"] = token
     body = BODIES.get((method, path))

@@ -1,12 +1,16 @@
-"""`openstack keyvrm aggregate list|show|set|load`."""
+"""`openstack keyvrm aggregate list|show|set|load|what-if`."""
 
 from osc_lib.command import command
 
 from keyvrmclient.osc.v1 import common
+from keyvrmclient.osc.v1 import event
 from keyvrmclient.osc.v1 import reasons
 
 LIST_COLUMNS = ("name", "availability_zone", "marker", "no_op_mode", "no_op_reason", "last_event_state")
 LOAD_COLUMNS = ("host", "cpu", "ram", "net", "syn_score", "overloaded", "causes", "missing", "vm_count")
+MOVE_COLUMNS = ("step", "tier", "vm_id", "name", "source", "target", "evacuate_order", "round")
+STAY_COLUMNS = ("vm_id", "host", "code", "why")
+HOST_COLUMNS = ("host", "fenced", "end_state", "vm_count", "moves", "stay")
 
 
 def _weight(text):
@@ -110,3 +114,60 @@ class SetAggregate(command.ShowOne):
         if not changes:
             raise common.exceptions.CommandError("nothing to change: give at least one option")
         return common.show(common.call(common.client(self).update_aggregate, parsed_args.name, **changes))
+
+
+def staying(host):
+    """Rows (vm_id, host, code, why) of a failed host's VMs that would stay: without a target, then skipped.
+
+    ``why`` of a VM without a target lists the check that rejected each candidate host;
+    of a skipped VM (or of the whole host) it is the reason's message.
+    """
+    rows = [(e["vm_id"], e["source_host"], e["code"], event.rejections(e)) for e in host["no_target"]]
+    return rows + [(e["vm_id"], e["host"], e["code"], e["message"]) for e in host["skipped"]]
+
+
+class WhatIfAggregate(command.Lister):
+    """Show the plan HA would make now if the given hosts died: its moves, the VMs that would stay, end states.
+
+    Nothing changes: no event, no recommendation, no host state. Tables: the moves in the
+    order the executor would ask Nova, the VMs that would stay on a failed host with why,
+    and each failed host's end state (maintenance when every VM on it moves, else error; ok
+    when HA would not fence it), then notes on the plan as a whole (the mass-failure guard).
+    ``-f json`` / ``-f yaml`` give the API's answer as it is.
+    """
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument("name", metavar="<aggregate>")
+        parser.add_argument("--fail", metavar="<host>", action="append", required=True,
+                            help="A host of the aggregate supposed dead (repeatable).")
+        return parser
+
+    def take_action(self, parsed_args):
+        self.what_if = common.call(common.client(self).what_if, parsed_args.name, parsed_args.fail)
+        moves = sorted((m for h in self.what_if["hosts"] for m in h["moves"]), key=lambda m: m["step"])
+        return common.rows(moves, MOVE_COLUMNS)
+
+    def produce_output(self, parsed_args, column_names, data):
+        found = self.what_if
+        if parsed_args.formatter in ("json", "yaml"):
+            names = tuple(sorted(found))
+            self.formatter.emit_one(names, tuple(found[n] for n in names), self.app.stdout, parsed_args)
+            return 0
+        super().produce_output(parsed_args, column_names, data)
+        stay = [row for host in found["hosts"] for row in staying(host)]
+        if stay:
+            self.app.stdout.write("\nVMs that would stay on a failed host:\n")
+            self.formatter.emit_list(STAY_COLUMNS, stay, self.app.stdout, parsed_args)
+        self.app.stdout.write("\nFailed hosts:\n")
+        hosts = [(h["host"], h["fenced"], h["end_state"], h["vm_count"], len(h["moves"]), len(staying(h)))
+                 for h in found["hosts"]]
+        self.formatter.emit_list(HOST_COLUMNS, hosts, self.app.stdout, parsed_args)
+        for note in found["notes"]:  # e.g. the mass-failure guard: HA would fence none of them
+            self.app.stdout.write("\n%s: %s" % (note["code"], note["message"]))
+        if found["notes"]:
+            self.app.stdout.write("\n")
+        if not found["ha_runs"]:
+            why = found["ha_not_run"]["message"]
+            self.app.stdout.write("\nHA does not run on %s now: %s\n" % (found["aggregate"], why))
+        return 0

@@ -63,13 +63,18 @@ class NoTargetColumn(format_columns.ListColumn):
 def _no_target_line(entry):
     what = ("vm %s on %s" % (entry["vm_id"], entry["source_host"]) if entry.get("vm_id")
             else "overloaded %s" % entry["source_host"])
+    return "%s: %s" % (what, rejections(entry))
+
+
+def rejections(entry):
+    """A no_target entry's rejected hosts in one line (``cmp-3 ram_depleted, ...``), else its message."""
     rejected = entry.get("rejected_hosts") or ()
     hosts = ["%s %s%s" % (h["host"], h["check"], "" if entry.get("vm_id") else " (%d VM%s)" % (
         h["vms"], "" if h["vms"] == 1 else "s")) for h in rejected[:NO_TARGET_HOSTS]]
     more = (entry.get("more_hosts") or 0) + max(0, len(rejected) - NO_TARGET_HOSTS)
     if more:
         hosts.append("(+%d more)" % more)
-    return "%s: %s" % (what, ", ".join(hosts) or entry.get("message") or entry.get("code"))
+    return ", ".join(hosts) or entry.get("message") or entry.get("code")
 
 
 class ShowEvent(common.ShowById):

@@ -1,0 +1,77 @@
+"""`openstack keyvrm aggregate what-if AGG --fail HOST`: the real shell and client against a served API.
+
+The command runs in this process through python-openstackclient's own shell, with the
+command registered by hand: the shared test environment's installed entry points may
+predate it (``test_cli.py`` runs the installed ``openstack`` as a separate process). One
+server serves the module: a second shell in the same process still asked the first
+test's server (its port, closed by then).
+"""
+
+import json
+
+from openstackclient import shell
+import pytest
+
+from keyvrm.api import serve
+from keyvrm.db import api as db_api
+from keyvrm.db import migration
+from keyvrmclient.osc.v1 import aggregate
+from tests.unit.api import seed
+from tests.unit.api import test_aggregate_what_if as api_case
+from tests.unit.planning import builders as b
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    sqlite_db = db_api.Database("sqlite:///%s/keyvrm.sqlite" % tmp_path_factory.mktemp("what_if"))
+    migration.upgrade(sqlite_db.engine)
+    seed.seed(sqlite_db)
+    db_api.update_app_config(sqlite_db, {"enabled": True}, "test")
+    db_api.update_aggregate_config(sqlite_db, "agg-a", {"storage_mode": "shared"}, "test")
+    hosts = [api_case._host("h1"), api_case._host("h2"), api_case._host("h3", ram_mb=8192),
+             api_case._host("h4", ram_mb=8192)]
+    seed.store(sqlite_db, api_case._region([b.vm("first", "h1", evacuate_order=1), b.vm("big", "h1", ram_mb=98304),
+                                            b.vm("pinned", "h1", no_evac=True), b.vm("any", "h2")], hosts))
+    server = serve.serve_in_thread(seed.make_app(sqlite_db), "127.0.0.1", 0)
+    yield server
+    server.shutdown()
+    sqlite_db.dispose()
+
+
+def _openstack(server, capsys, *args):
+    app = shell.OpenStackShell()
+    app.command_manager.add_command("keyvrm aggregate what-if", aggregate.WhatIfAggregate)
+    code = app.run(["--os-auth-type", "none", "--os-endpoint", server.url, "keyvrm", "aggregate", "what-if",
+                    *args])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    return out.out
+
+
+def _cells(table):
+    """The rows of a printed table as lists of stripped cells, header first."""
+    return [[c.strip() for c in line.strip("|").split("|")] for line in table.splitlines() if line.startswith("|")]
+
+
+def test_what_if_prints_the_moves_the_vms_that_stay_and_the_end_states(served, capsys):
+    moves, stay, hosts = _openstack(served, capsys, "agg-a", "--fail", "h1").rstrip("\n").split("\n\n")
+    assert _cells(moves) == [list(aggregate.MOVE_COLUMNS), ["1", "1", "first", "first", "h1", "h2", "1", "1"]]
+    assert stay.startswith("VMs that would stay on a failed host:")
+    assert _cells(stay)[1:] == [  # without a target: the check that rejected each candidate host
+        ["big", "h1", "ram_depleted", "h2 ram_depleted, h3 ram_depleted, h4 ram_depleted"],
+        ["pinned", "h1", "excluded_by_metadata", "VM pinned excluded by metadata key ha_no_evacuate"]]
+    assert _cells(hosts)[1:] == [["h1", "True", "error", "3", "1", "2"]]
+
+
+def test_what_if_says_when_the_mass_failure_guard_would_stop_ha(served, capsys):
+    text = _openstack(served, capsys, "agg-a", "--fail", "h1", "--fail", "h2", "--fail", "h3")
+    assert "\nmass_failure_guard: 3 of 4 hypervisors of agg-a newly condemned at once" in text
+
+
+def test_what_if_as_json_is_the_api_answer(served, capsys):
+    found = json.loads(_openstack(served, capsys, "agg-a", "--fail", "h1", "--fail", "h2", "-f", "json"))
+    assert found["fail"] == ["h1", "h2"] and found["ha_runs"] is True
+    first, second = found["hosts"]
+    assert [m["vm_id"] for m in first["moves"]] == ["first"] and first["moves"][0]["step"] == 1
+    assert [e["vm_id"] for e in first["no_target"]] == ["big"]
+    assert second["end_state"] == "maintenance" and second["moves"][0]["target"] in ("h3", "h4")

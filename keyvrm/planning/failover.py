@@ -29,6 +29,7 @@ import itertools
 from keyvrm.model import snapshot as m
 from keyvrm.planning.context import build_context
 from keyvrm.planning import ha
+from keyvrm.planning import reasons
 
 # Reason codes that mean "this evacuable VM found no target" (planning.ha._no_target_reason).
 NO_TARGET_CODES = frozenset({"no_target", "no_online_hypervisor", "ram_depleted", "cpu_depleted",
@@ -133,3 +134,11 @@ def analyse_failover(snapshot, app_config, agg_config, *, busy: m.BusySet = m.Bu
     pairs = tuple(r for r in (at_risk(pair) for pair in itertools.combinations(sorted(searched), 2))
                   if r is not None)
     return FailoverAnalysis(agg_config.name, 1 if pairs else 2, max_k, exact, len(names), (), pairs)
+
+
+def shortfall(analysis: FailoverAnalysis, reserve: int):
+    """The ``insufficient_failover_capacity`` warning when ``analysis`` is below ``reserve``, else None."""
+    if not analysis.below(reserve):
+        return None
+    return reasons.insufficient_failover_capacity(analysis.aggregate, analysis.tolerance, reserve,
+                                                  analysis.hosts_at_risk, analysis.vms_without_target)

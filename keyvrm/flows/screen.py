@@ -81,11 +81,12 @@ class CycleView:
 
 
 def failover_of(view: CycleView, snapshot, agg_config, *, max_k, stale_after_s, max_rejected_hosts):
-    """The aggregate's failover analysis this cycle (``planning.failover``), None with ``max_k`` 0."""
+    """The failover analysis of the aggregate this cycle (``planning.failover``, handled hosts left out)."""
     if max_k < 1:
         return None
     return failover.analyse_failover(snapshot, view.app_config, agg_config, busy=view.busy, max_k=max_k,
-                                     heartbeat_stale_after_s=stale_after_s, max_rejected_hosts=max_rejected_hosts)
+                                     heartbeat_stale_after_s=stale_after_s, max_rejected_hosts=max_rejected_hosts,
+                                     handled=frozenset(view.handled))
 
 
 def screen_ha(view: CycleView, snapshot, aggregate, *, stale_after_s, max_condemned_share, failover_warning=None):

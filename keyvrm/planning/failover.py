@@ -93,30 +93,46 @@ def _evacuable_ram_mb(index, app_config, agg_config, host) -> int:
     return total
 
 
+def _left_behind(ctx, snapshot, app_config, agg_config, busy, hosts, max_rejected_hosts) -> tuple:
+    if not any(ctx.index.vms_on(h) for h in hosts):
+        return ()
+    with ctx.trial():
+        plan = ha.plan_evacuation(snapshot, app_config, agg_config, busy, hosts, index=ctx.index,
+                                  max_rejected_hosts=max_rejected_hosts, context=ctx)
+    return _without_target(plan)
+
+
+def left_behind(snapshot, app_config, agg_config, hosts, *, busy: m.BusySet = m.BusySet(), index=None,
+                heartbeat_stale_after_s=None, max_rejected_hosts=None) -> HostsAtRisk:
+    """The VMs HA would leave without a target if exactly ``hosts`` failed now (any number of hosts)."""
+    index = index or snapshot.index()
+    ctx = build_context(snapshot, agg_config.name, app_config.nova_filters, busy, index, None, None,
+                        ha.unfit_targets(snapshot, app_config, agg_config.name, heartbeat_stale_after_s, index))
+    return HostsAtRisk(tuple(sorted(hosts)), _left_behind(ctx, snapshot, app_config, agg_config, busy,
+                                                          sorted(hosts), max_rejected_hosts))
+
+
 def analyse_failover(snapshot, app_config, agg_config, *, busy: m.BusySet = m.BusySet(),
                      max_k: int = 2, index=None, heartbeat_stale_after_s=None,
                      filter_options=None, project_headroom=None,
-                     max_rejected_hosts=None) -> FailoverAnalysis:
+                     max_rejected_hosts=None, handled=frozenset()) -> FailoverAnalysis:
     """The failover analysis of one aggregate from ``snapshot`` (k up to ``max_k``, at most 2).
 
     Each host set is planned with ``plan_evacuation`` and the same inputs an HA run of
     this cycle would have (busy set, unfit targets through ``heartbeat_stale_after_s``),
     on one planning context of the aggregate built once (each plan is a trial on it).
-    Hosts already offline are planned too: their VMs are still there to evacuate.
+    Hosts already offline are planned too: their VMs are still there to evacuate; hosts
+    an HA run already ``handled`` (fenced, maintenance, error ...) are not: they failed
+    already, and what they kept is on the event that handled them.
     """
     index = index or snapshot.index()
-    names = [h.name for h in index.hypervisors_of(agg_config.name)]
+    names = [h.name for h in index.hypervisors_of(agg_config.name) if h.name not in handled]
     ctx = build_context(snapshot, agg_config.name, app_config.nova_filters, busy, index, filter_options,
                         project_headroom,
                         ha.unfit_targets(snapshot, app_config, agg_config.name, heartbeat_stale_after_s, index))
 
     def at_risk(hosts):
-        if not any(index.vms_on(h) for h in hosts):
-            return None
-        with ctx.trial():
-            plan = ha.plan_evacuation(snapshot, app_config, agg_config, busy, hosts, index=index,
-                                      max_rejected_hosts=max_rejected_hosts, context=ctx)
-        found = _without_target(plan)
+        found = _left_behind(ctx, snapshot, app_config, agg_config, busy, hosts, max_rejected_hosts)
         return HostsAtRisk(tuple(hosts), found) if found else None
 
     max_k = min(max_k, MAX_SEARCHED_K)

@@ -129,11 +129,12 @@ class PredictionWatch:
             return Verdict(p.aggregate, p.hosts, p.at_s, kept, why, tuple(sorted(p.predicted)), tuple(sorted(left)))
         if p.why_not:
             return verdict(None, p.why_not)
-        states = {h: (db_api.get_hypervisor_state(self.h.db, h) or {}).get("state") for h in p.hosts}
-        unhandled = sorted(h for h, s in states.items() if s not in HANDLED_STATES)
+        rows = {h: db_api.get_hypervisor_state(self.h.db, h) for h in p.hosts}
+        unhandled = sorted(h for h, row in rows.items()
+                           if row["state"] not in HANDLED_STATES or row["fenced_at"] is None)
         if unhandled:
-            return verdict(None, "HA did not evacuate %s (KeyVRM state %s)"
-                           % (", ".join(unhandled), ", ".join(str(states[h]) for h in unhandled)))
+            return verdict(None, "HA did not fence and evacuate %s (KeyVRM state %s)"
+                           % (", ".join(unhandled), ", ".join(str(rows[h]["state"]) for h in unhandled)))
         powered = [h for h in p.hosts if self.h.region.hosts[h].powered]
         if powered:
             return verdict(None, "%s powered on again" % ", ".join(powered))

@@ -7,8 +7,9 @@ aggregate, that host's entry of ``planning.failover.analyse_failover`` (the anal
 the cycle ran); for several at once, ``planning.failover.left_behind`` of exactly those
 hosts. At the end the prediction is compared with what happened, for hosts KeyVRM
 handled (fenced, then maintenance or error): the evacuable VMs still on those hosts in
-the region must be exactly the predicted ones, and where an HA event lists a VM without
-a target, with the same check code. Deaths before the first cycle, hosts HA never
+the region must be exactly the predicted ones (VMs HA did plan a target for and Nova
+did not move are execution failures, counted apart), and where an HA event lists a VM
+without a target, with the same check code. Deaths before the first cycle, hosts HA never
 handled (guard, no fencer, undeclared storage ...) or that were powered on again are
 reported as not compared, with why.
 
@@ -139,15 +140,21 @@ class PredictionWatch:
         if powered:
             return verdict(None, "%s powered on again" % ", ".join(powered))
         left = {vm.id for h in p.hosts for vm in self.h.region.hosts[h].vms} & p.evacuable
+        planned = {r["vm_id"] for r in db_api.list_recommendations(self.h.db)
+                   if r["action"] == "evacuate" and r["source_host"] in p.hosts}
+        # a VM HA planned a target for and Nova did not move: execution, not the prediction
+        unmoved = left & planned - set(p.predicted)
+        left -= unmoved
+        note = "; %d planned evacuation(s) Nova did not carry out not compared" % len(unmoved) if unmoved else ""
         if left != set(p.predicted):
-            return verdict(False, "predicted without a target %s, left behind %s"
-                           % (sorted(p.predicted) or "none", sorted(left) or "none"), left)
+            return verdict(False, "predicted without a target %s, left behind %s%s"
+                           % (sorted(p.predicted) or "none", sorted(left) or "none", note), left)
         codes = self._event_codes(p)
         wrong = sorted("%s: predicted %s, HA said %s" % (vm, code, codes[vm])
                        for vm, code in p.predicted.items() if vm in codes and codes[vm] != code)
         if wrong:
             return verdict(False, "same VMs, other checks: " + "; ".join(wrong), left)
-        return verdict(True, "%d VM(s) predicted and left behind" % len(left), left)
+        return verdict(True, "%d VM(s) predicted and left behind%s" % (len(left), note), left)
 
     def _event_codes(self, p):
         codes = {}

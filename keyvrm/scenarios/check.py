@@ -103,10 +103,9 @@ def _judged_run(scen, harness, began):
     if scen.expectations:
         problems += report.unmet_expectations(report.summarize(harness.region), scen.expectations)
     predicted = predict.verdicts()
-    if scen.expect.get("failover_prediction_kept"):
-        problems += ["expect.failover_prediction_kept: " + v.describe() for v in predicted if v.kept is False]
-        if not any(v.kept for v in predicted):
-            problems.append("expect.failover_prediction_kept: no host death was compared")
+    problems += ["failover prediction: " + v.describe() for v in predicted if v.kept is False]
+    if scen.expect.get("failover_prediction_kept") and not any(v.kept for v in predicted):
+        problems.append("expect.failover_prediction_kept: no host death was compared")
     return Result(scen.name, problems, violations, timeline.render(harness, done, violations),
                   outcomes(harness), cycles, time.monotonic() - began, predicted)
 

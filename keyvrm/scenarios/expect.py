@@ -26,8 +26,8 @@ Scenario key ``expect`` (every part optional)::
                                #   runs start side by side, on the driven clock in planned order)
       tiers_kept: true         # each host's evacuations were accepted tier by tier (evacuate_order
                                #   ascending, VMs without one last): none before a lower tier's
-      failover_prediction_kept: true   # the VMs the failover analysis before each host_dies predicted
-                               #   without a target are those HA left behind (keyvrm.scenarios.prediction)
+      failover_prediction_kept: true   # a host_dies was compared with the failover analysis before it
+                               #   (a mismatch fails every scenario: keyvrm.scenarios.prediction)
       sweeps:                  # the engine's sweeps (when it begins to lead, then every 10 min):
         - {after: 5m, by: 12m, found: nothing lost, count: 1}   # found: text of what one did
       region: {hosts_by_state: {off: 1}}   # the bare region's expectations (see scenario)

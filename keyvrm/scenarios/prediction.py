@@ -13,9 +13,9 @@ without a target, with the same check code. Deaths before the first cycle, hosts
 handled (guard, no fencer, undeclared storage ...) or that were powered on again are
 reported as not compared, with why.
 
-Each comparison is a ``Verdict``. Scenario key ``expect: {failover_prediction_kept: true}``
-turns a mismatch into a problem of the run; every run carries its verdicts
-(``check.Result.predictions``) so a suite can count where the prediction holds.
+Each comparison is a ``Verdict``; every run carries its verdicts (``check.Result.predictions``)
+and a mismatch is a problem of the run in every scenario. Scenario key ``expect:
+{failover_prediction_kept: true}`` also requires that at least one death was compared.
 """
 
 from __future__ import annotations

@@ -229,10 +229,14 @@ class DispatchAggregates(steps.FlowTask):
         return None
 
     def _failover_warning(self, view, record, snapshot, stale_after_s):
-        """``insufficient_failover_capacity`` if the aggregate is short of its reserve; alerts on a change."""
+        """``insufficient_failover_capacity`` if the aggregate is short of its reserve; alerts on a change.
+
+        The search stops at the reserve (a reserve of 1 plans single hosts only; 0 plans
+        nothing): only whether the tolerance reaches it is decided here.
+        """
         res = self.resources
         agg = record.config
-        analysis = screen.failover_of(view, snapshot, agg, max_k=res.conf.failover_max_k,
+        analysis = screen.failover_of(view, snapshot, agg, max_k=min(res.conf.failover_max_k, agg.ha_failover_reserve),
                                       stale_after_s=stale_after_s, max_rejected_hosts=res.conf.max_rejected_hosts)
         warning = None if analysis is None else failover.shortfall(analysis, agg.ha_failover_reserve)
         short = warning is not None

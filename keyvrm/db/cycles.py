@@ -19,7 +19,11 @@ def start_cycle(db):
 
 
 def finish_cycle(db, cycle_id, status, reason_code=None, reason=None, snapshot_id=None):
-    """Record how a cycle ended; ``skipped`` and ``failed`` need a reason."""
+    """Record how a cycle ended; ``skipped`` and ``failed`` need a reason.
+
+    Finishing a cycle again with the status it already has changes nothing: the finishing
+    task runs again when its engine lost the database after the commit.
+    """
     common.check_choice("status", status, states.CYCLE_FINISHED)
     if status != states.CycleStatus.COMPLETED and not reason:
         raise exception.InvalidField("reason", f"a {status} cycle needs a reason")
@@ -27,6 +31,8 @@ def finish_cycle(db, cycle_id, status, reason_code=None, reason=None, snapshot_i
         row = session.get(models.Cycle, cycle_id, with_for_update=True)
         if row is None:
             raise exception.NotFound(f"cycle {cycle_id} not found")
+        if row.status == status:
+            return
         states.check_move("cycle.status", row.status, status, f"cycle {cycle_id}")
         row.status, row.reason_code, row.reason = status, reason_code, reason
         row.snapshot_id = snapshot_id if snapshot_id is not None else row.snapshot_id

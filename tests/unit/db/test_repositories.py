@@ -219,3 +219,12 @@ def test_the_db_refuses_a_move_the_transition_table_forbids(sqlite_db):
         db_api.set_hypervisor_state(sqlite_db, "h1", "restoring")
     assert caught.value.field == "hypervisor.state" and caught.value.old == "ok"
     assert db_api.get_hypervisor_state(sqlite_db, "h1")["state"] == "ok"
+
+
+def test_a_cycle_finished_again_with_its_own_status_is_left_as_it_was(sqlite_db):
+    # the finishing task ran again: its engine lost the database after the commit (functional outage test)
+    cycle = db_api.start_cycle(sqlite_db)
+    db_api.finish_cycle(sqlite_db, cycle, "completed", "all_processed", "every aggregate processed")
+    db_api.finish_cycle(sqlite_db, cycle, "completed", "all_processed", "every aggregate processed")
+    [row] = [c for c in db_api.page_cycles(sqlite_db, 10) if c["id"] == cycle]
+    assert (row["status"], row["reason_code"]) == ("completed", "all_processed")

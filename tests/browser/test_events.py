@@ -17,8 +17,8 @@ CANCEL_OFF = "cmp-00009"
 
 
 def test_the_ha_event_shows_the_dead_hosts_evacuations(cloud, page, screenshot):
-    evacuations = portal.recommendations(cloud, source_host="cmp-00002", status="succeeded")
-    assert evacuations  # the demo's cmp-00002 dies at 3 min; its VMs are evacuated
+    evacuations = portal.recommendations(cloud, source_host="cmp-00002", wait_s=120, status="succeeded")
+    assert evacuations  # the demo's cmp-00002 dies at 3 min of the region's clock; its VMs are evacuated
     portal.log_in(page, cloud, "admin", identity.ADMIN_PASSWORD)
     portal.switch_region(page, cloud, "RegionOne", then=portal.EVENT % evacuations[0]["event_id"])
     screenshot(page, "ha-event")

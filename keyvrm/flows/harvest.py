@@ -17,15 +17,22 @@ LOG = logging.getLogger(__name__)
 
 
 def with_bmc_power(resources, snapshot, app_config, only=None):
-    """``snapshot`` with the BMC power of its stale hosts (``keyvrm.harvest.power``) when BMC fencing is on."""
+    """``snapshot`` with the BMC power of its stale hosts (``keyvrm.harvest.power``) when BMC fencing is on.
+
+    The fencers (the credentials file) and the hosts HA already handles (the database) are
+    read only when some host of ``only`` (default: any) has a stale heartbeat.
+    """
     if not app_config.ha_fence_bmc:
         return snapshot
-    fencers = resources.fencers(app_config)
     conf = resources.conf
-    return power.with_power(snapshot, fencers.bmc if fencers is not None else None,
-                            stale_after_s=conf.heartbeat_stale_after_s, now_s=snapshot.taken_at,
-                            max_condemned_share=conf.max_condemned_share,
-                            timeout_s=conf.bmc_request_timeout_s, only=only,
+    stale = power.stale_hosts(snapshot, conf.heartbeat_stale_after_s, snapshot.taken_at)
+    if only is not None:
+        stale &= set(only)
+    fencers = resources.fencers(app_config) if stale else None
+    if fencers is None or fencers.bmc is None:
+        return snapshot
+    return power.with_power(snapshot, fencers.bmc, stale, max_condemned_share=conf.max_condemned_share,
+                            timeout_s=conf.bmc_request_timeout_s,
                             handled=set(db_api.claimed_hypervisors(resources.db)))
 
 

@@ -76,15 +76,10 @@ def read_power(fencer_of: Callable, hosts, timeout_s: float) -> dict:
     return {host: state for host, state in states.items() if state is not None}
 
 
-def with_power(snapshot, fencer_of: Optional[Callable], *, stale_after_s: float, now_s: float,
-               max_condemned_share: float, timeout_s: float, only=None, handled=frozenset()):
-    """``snapshot`` with ``power`` set on the stale hosts worth asking (of ``only``, if given; never ``handled``)."""
-    if fencer_of is None:
-        return snapshot
-    stale = stale_hosts(snapshot, stale_after_s, now_s)
-    if only is not None:
-        stale &= set(only)
-    states = read_power(fencer_of, hosts_to_ask(snapshot, stale, max_condemned_share, handled), timeout_s)
+def with_power(snapshot, fencer_of: Callable, stale, *, max_condemned_share: float, timeout_s: float,
+               handled=frozenset()):
+    """``snapshot`` with ``power`` set on the ``stale`` hosts worth asking (never ``handled`` ones)."""
+    states = read_power(fencer_of, hosts_to_ask(snapshot, set(stale), max_condemned_share, handled), timeout_s)
     if not states:
         return snapshot
     LOG.info("BMC power of hosts with a stale heartbeat: %s",

@@ -34,8 +34,8 @@ class Bmcs:
 
 def _with_power(hosts, bmcs, failed_sources=(), only=None, timeout_s=2.0, handled=frozenset()):
     snap = b.snapshot(hosts, failed_sources=failed_sources)
-    return power.with_power(snap, bmcs, stale_after_s=STALE_S, now_s=b.NOW_S, max_condemned_share=0.5,
-                            timeout_s=timeout_s, only=only, handled=handled)
+    stale = power.stale_hosts(snap, STALE_S, b.NOW_S) & (set(only) if only is not None else {h.name for h in hosts})
+    return power.with_power(snap, bmcs, stale, max_condemned_share=0.5, timeout_s=timeout_s, handled=handled)
 
 
 def _power_of(snapshot):

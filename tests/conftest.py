@@ -1,6 +1,7 @@
 """Fixtures shared by every test: databases (SQLite per test, a throwaway PostgreSQL per run)."""
 
 import os
+import shutil
 import uuid
 
 from hypothesis import settings as hypothesis_settings
@@ -26,11 +27,22 @@ if _in_ci():
     hypothesis_settings.load_profile("ci")
 
 
-@pytest.fixture
-def sqlite_db(tmp_path):
-    """A migrated SQLite database in the test's temp dir."""
-    db = db_api.Database("sqlite:///%s/keyvrm.sqlite" % tmp_path)
+@pytest.fixture(scope="session")
+def migrated_sqlite_file(tmp_path_factory):
+    """A SQLite file migrated to head once per run (per xdist worker): the copy ``sqlite_db`` starts from."""
+    path = tmp_path_factory.mktemp("schema") / "keyvrm.sqlite"
+    db = db_api.Database("sqlite:///%s" % path)
     migration.upgrade(db.engine)
+    db.dispose()
+    return path
+
+
+@pytest.fixture
+def sqlite_db(tmp_path, migrated_sqlite_file):
+    """A migrated SQLite database in the test's temp dir (a copy of the run's migrated file)."""
+    path = tmp_path / "keyvrm.sqlite"
+    shutil.copyfile(migrated_sqlite_file, path)
+    db = db_api.Database("sqlite:///%s" % path)
     yield db
     db.dispose()
 

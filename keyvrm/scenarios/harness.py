@@ -14,16 +14,40 @@ validation, policy, the same records a CLI call leaves) and alerts are kept in
 
 from __future__ import annotations
 
+import atexit
 import dataclasses
+import functools
 import json
 import os
+import shutil
 import tempfile
 from typing import Any, Optional
 
 import webob
 
 from keyvrm.api import app as api_app
+from keyvrm.db import api as db_api
+from keyvrm.db import migration
 from keyvrm.demo import embedded
+
+DATABASE_FILE = "keyvrm.sqlite"
+
+
+def _tmp_root():
+    """tmpfs when there is one: the engine commits often and fsyncs cost seconds."""
+    return "/dev/shm" if os.path.isdir("/dev/shm") else None
+
+
+@functools.lru_cache(maxsize=None)
+def _migrated_database() -> str:
+    """A SQLite file migrated to head once per process: every harness starts from a copy of it."""
+    workdir = tempfile.mkdtemp(prefix="keyvrm-schema-", dir=_tmp_root())
+    atexit.register(shutil.rmtree, workdir, ignore_errors=True)
+    path = os.path.join(workdir, DATABASE_FILE)
+    db = db_api.Database("sqlite:///%s" % path)
+    migration.upgrade(db.engine)
+    db.dispose()
+    return path
 
 
 @dataclasses.dataclass
@@ -79,13 +103,15 @@ class Harness:
     """
 
     def __init__(self, region, workdir: Optional[str] = None, durable_flows: bool = False):
-        # SQLite on tmpfs when there is one: the engine commits often and fsyncs cost seconds.
         self._tmp = None
         if workdir is None:
-            self._tmp = tempfile.TemporaryDirectory(dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+            self._tmp = tempfile.TemporaryDirectory(dir=_tmp_root())
             workdir = self._tmp.name
         self.region = region
-        self.emb = embedded.EmbeddedRegion(region, "sqlite:///%s/keyvrm.sqlite" % workdir,
+        database = os.path.join(workdir, DATABASE_FILE)
+        if not os.path.exists(database):
+            shutil.copyfile(_migrated_database(), database)
+        self.emb = embedded.EmbeddedRegion(region, "sqlite:///%s" % database,
                                            flows_in_memory=not durable_flows, in_turn=True)
         self.notifier = RecordingNotifier(self.emb.clock)
         self.housekept = []  # [(seconds after the start, keyvrm.engine.housekeeping.Done)]

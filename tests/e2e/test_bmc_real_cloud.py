@@ -26,10 +26,6 @@ from tests.e2e import metrics_feeder
 from tests.functional.harvest import conftest as peers
 from tests.nova import conftest as nova_helpers
 
-
-# one deployment at a time: one worker runs the e2e modules one after the other (tox -e nova)
-pytestmark = pytest.mark.xdist_group("e2e")
-
 AGGREGATE = "agg-ha"
 # Power off -> every server ACTIVE elsewhere: the stall guard of test_ha_real_cloud (CI's
 # parallel load once made it 58 s). That the host was condemned on its BMC's word, before

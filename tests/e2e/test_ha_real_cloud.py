@@ -20,10 +20,6 @@ from tests.e2e import deployment as e2e
 from tests.e2e import metrics_feeder
 from tests.nova import conftest as nova_helpers
 
-
-# one deployment at a time: one worker runs the e2e modules one after the other (tox -e nova)
-pytestmark = pytest.mark.xdist_group("e2e")
-
 HA_AGGREGATE, LB_AGGREGATE = "agg-ha", "agg-lb"
 # Kill -> every server of the host ACTIVE elsewhere: Nova sees the compute down 50-60 s after
 # the kill (service_down_time 60 s, a report every 10 s); the fast path acts within [ha]

@@ -4,17 +4,11 @@ import os
 import sys
 import time
 
-import pytest
-
 from keyvrm.drivers.heartbeat import sentinel
 from tests.e2e import heartbeat_farm
 from tests.functional.harvest.conftest import sentinel_set  # noqa: F401  the fixture
 from tests.functional.harvest.conftest import SERVICE
 from tests.functional.harvest.conftest import wait_for
-
-
-# one deployment at a time: one worker runs the e2e modules one after the other (tox -e nova)
-pytestmark = pytest.mark.xdist_group("e2e")
 
 PREFIX = "keyvrm:heartbeat:"
 HOSTS = ("cmp-a", "cmp-b", "cmp-c")

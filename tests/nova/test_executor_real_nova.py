@@ -7,18 +7,12 @@ printed (``-s``) for the notes.
 import contextlib
 import time
 
-import pytest
-
 from keyvrm.clock import WallClock
 from keyvrm.db import api as db_api
 from keyvrm.drivers.cloud import openstack
 from keyvrm.executor import runner
 from keyvrm.executor.settings import ExecutorSettings
 from tests.nova import conftest as c
-
-
-# one worker runs these modules one after the other, beside the e2e group (tox -e nova)
-pytestmark = pytest.mark.xdist_group("real-nova")
 
 TIMEOUTS_S = {"starting": 60, "stopping": 60, "suspending": 60, "resuming": 60,
               "creating": 60, "deleting": 60, "migrating": 60, "restoring": 60}

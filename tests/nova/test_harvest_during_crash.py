@@ -10,17 +10,11 @@ stops a compute and times the reads inside that window. Figures print with ``-s`
 
 import time
 
-import pytest
-
 from keyvrm.drivers import errors
 from keyvrm.harvest import assemble
 from keyvrm.model import settings
 from keyvrm.model import snapshot as m
 from tests.nova import conftest as c
-
-
-# one worker runs these modules one after the other, beside the e2e group (tox -e nova)
-pytestmark = pytest.mark.xdist_group("real-nova")
 
 STOPPED_HOST = "compute003"
 FAST_S = 5.0  # a harvest of 5 computes takes well under a second when nothing blocks

@@ -1,13 +1,7 @@
 """The Nova fencer against real Nova: forced down and disabled with a reason, as os-services shows."""
 
-import pytest
-
 from keyvrm.fencing import nova as nova_fencer
 from tests.nova import conftest as c
-
-
-# one worker runs these modules one after the other, beside the e2e group (tox -e nova)
-pytestmark = pytest.mark.xdist_group("real-nova")
 
 
 def test_nova_fencer_forces_down_and_disables_with_reason_confirmed_by_the_services_api(driver):

@@ -16,10 +16,6 @@ from keyvrm.scheduling.request import PlacementRequest
 from tests.nova import conftest as c
 
 
-# one worker runs these modules one after the other, beside the e2e group (tox -e nova)
-pytestmark = pytest.mark.xdist_group("real-nova")
-
-
 @pytest.fixture(scope="module")
 def layout(fake_cloud):
     """An anti-affinity group of two, a server with metadata (aggregates: the session's)."""

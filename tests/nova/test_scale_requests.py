@@ -27,10 +27,6 @@ from keyvrm.model import snapshot as m
 from tests.fakecloud import client
 from tests.nova import conftest as c
 
-
-# one worker runs these modules one after the other, beside the e2e group (tox -e nova)
-pytestmark = pytest.mark.xdist_group("real-nova")
-
 PAGE_SIZE = 10
 SMALL, LARGE = 5, 500
 SERVERS = 12  # 2 pages of 10: Nova boots ~2 servers/s here, so few

@@ -3,14 +3,8 @@
 Boots, a metadata change and a delete on the session's fake cloud (~5 s).
 """
 
-import pytest
-
 from keyvrm.drivers.cloud import openstack
 from tests.nova import conftest as c
-
-
-# one worker runs these modules one after the other, beside the e2e group (tox -e nova)
-pytestmark = pytest.mark.xdist_group("real-nova")
 
 
 def _server_reads(driver):

@@ -10,8 +10,15 @@ from keyvrm import exception
 from keyvrm.model import states
 
 
+# The lock was held at the UPDATE and released before the holder was read (PostgreSQL reads
+# each statement afresh): it is free, so the UPDATE is tried again, at most this many times.
+LOCK_ATTEMPTS = 3
+
+
 def _take_lock(db, vm_id, owner, then=None, **values):
     """The single conditional UPDATE behind every VM lock; ``values`` are set by it too.
+
+    A refusal names the holder; a lock released between the UPDATE and that read is tried again.
 
     ``then(session)`` runs in the lock's transaction once the lock is taken: if it raises,
     the lock is not taken either.
@@ -23,18 +30,22 @@ def _take_lock(db, vm_id, owner, then=None, **values):
             session.add(models.VMState(vm_id=vm_id, locked=False))
     except db_exc.DBDuplicateEntry:
         pass
-    with db.writer() as session:
-        result = session.execute(
-            sa.update(models.VMState)
-            .where(models.VMState.vm_id == vm_id, models.VMState.locked.is_(False))
-            .values(locked=True, lock_owner=owner, locked_at=db.now(), **values)
-            .execution_options(synchronize_session=False))
-        if result.rowcount == 1:
-            if then is not None:
-                then(session)
-            return
-        holder = session.execute(sa.select(models.VMState.lock_owner).where(
-            models.VMState.vm_id == vm_id)).scalar_one_or_none()
+    holder = None
+    for _ in range(LOCK_ATTEMPTS):
+        with db.writer() as session:
+            result = session.execute(
+                sa.update(models.VMState)
+                .where(models.VMState.vm_id == vm_id, models.VMState.locked.is_(False))
+                .values(locked=True, lock_owner=owner, locked_at=db.now(), **values)
+                .execution_options(synchronize_session=False))
+            if result.rowcount == 1:
+                if then is not None:
+                    then(session)
+                return
+            holder = session.execute(sa.select(models.VMState.lock_owner).where(
+                models.VMState.vm_id == vm_id)).scalar_one_or_none()
+        if holder is not None:
+            break  # held: by whom is in the refusal
     raise exception.VMLocked(vm_id, holder)
 
 

@@ -56,12 +56,13 @@ class Cluster:
         self.poster = dispatch.JobboardDispatcher(None, self.persistence, self.board,
                                                   flows=miniflows.build_registry(miniflows.TestContext()))
         self.engines = []
+        self.ttl_s = TTL_S  # the engines' leader lock and liveness TTL (set before forking)
 
     def fork(self, name, *options):
         """Start engine ``name`` (``engine_proc`` with ``options`` besides the cluster's own)."""
         process = multiprocessing.get_context("fork").Process(target=engine_proc.main, args=(
             ["--db", self.url, "--ledger", self.ledger, "--jobboard", REDIS_URL, "--name", name,
-             "--namespace", self.namespace, "--ttl", str(TTL_S)] + list(options),))
+             "--namespace", self.namespace, "--ttl", str(self.ttl_s)] + list(options),))
         process.start()
         self.engines.append(process)
         return process

@@ -22,7 +22,10 @@ from keyvrm.db import purge
 from tests.functional.engine import cluster as engine_cluster
 
 PER_TABLE = 40_000  # cycles, events, recommendations, operations, VM history: 200k rows
-MAX_ROWS = 1000
+# The engines' lock and liveness TTL: CI's parallel load once stalled a 5 s TTL's engine past it
+# (B then led). The purge must outlast it (checked), or a purge that blocked the beat would pass.
+TTL_S = 10
+MAX_ROWS = 250  # small batches: the purge outlasts the TTL even on an idle machine
 PURGE_INTERVAL_S = 2.0
 SEED = """
 INSERT INTO cycles (status, reason_code, started_at, finished_at)
@@ -71,6 +74,7 @@ def purged(c):
 @pytest.mark.slow
 def test_a_purge_of_200k_old_rows_never_hands_leadership_or_a_job_to_the_watching_engine(cluster):
     c = cluster
+    c.ttl_s = TTL_S
     wait_for = engine_cluster.wait_for
     options = ("--purge-interval", str(PURGE_INTERVAL_S), "--purge-max-rows", str(MAX_ROWS))
     c.fork("A", *options)
@@ -91,13 +95,17 @@ def test_a_purge_of_200k_old_rows_never_hands_leadership_or_a_job_to_the_watchin
     wait_for(lambda: sum(rows for _, _, rows, _ in purged(c)) >= 5 * PER_TABLE, 600, "the purge to finish")
     batches = purged(c)
     started_at, finished_at = batches[0][3], batches[-1][3]
-    time.sleep(engine_cluster.TTL_S)  # B watches a while longer: a lapsed key would be reaped by now
+    time.sleep(TTL_S)  # B watches a while longer: a lapsed key would be reaped by now
     sampler.done.set()
     sampler.join()
 
     totals = {}
     for _, table, rows, _ in batches:
         totals[table] = totals.get(table, 0) + rows
+    print("purge batches by engine: %s; lock samples: %d, lowest time to live %.1f s" % (
+        {e: sum(1 for b in batches if b[0] == e) for e in {b[0] for b in batches}}, len(sampler.samples),
+        min((s[2] for s in sampler.samples if s[2] is not None), default=-1) / 1000.0))
+    assert finished_at - started_at > TTL_S, "the purge must outlast the lock's TTL to prove anything"
     assert {engine for engine, _, _, _ in batches} == {"A"}
     assert totals == {table: PER_TABLE for table in purge.TABLES if table != "cycle_outcomes"}
     assert len(batches) == 5 * PER_TABLE // MAX_ROWS
@@ -119,4 +127,4 @@ def test_a_purge_of_200k_old_rows_never_hands_leadership_or_a_job_to_the_watchin
           "live %.1f s of %d" % (
               sum(totals.values()), len(batches), MAX_ROWS, finished_at - started_at, started_at - seeded_at,
               sampler.refreshes(started_at, finished_at, 2), sampler.refreshes(started_at, finished_at, 3),
-              min(lock_ms for _, _, lock_ms, _ in sampler.samples) / 1000.0, engine_cluster.TTL_S))
+              min(lock_ms for _, _, lock_ms, _ in sampler.samples) / 1000.0, TTL_S))

@@ -29,6 +29,7 @@ class FlowSettings:
     snapshot_keep_days: int = 7
     max_condemned_share: float = 0.5
     max_rejected_hosts: int = 100
+    failover_max_k: int = 2
     bmc_request_timeout_s: float = 10.0
     executor: executor_settings.ExecutorSettings = dataclasses.field(
         default_factory=executor_settings.ExecutorSettings)
@@ -41,6 +42,7 @@ class FlowSettings:
                    snapshot_keep_days=conf.database.snapshot_keep_days,
                    max_condemned_share=conf.ha.mass_failure_share,
                    max_rejected_hosts=conf.engine.max_rejected_hosts,
+                   failover_max_k=conf.ha.failover_max_k,
                    bmc_request_timeout_s=float(conf.fencing.bmc_request_timeout),
                    executor=executor_settings.ExecutorSettings.from_conf(conf))
 

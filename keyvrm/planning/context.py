@@ -6,6 +6,7 @@ are visited), so a plan never loops over the whole region per VM.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 
 from keyvrm.model import snapshot as m
@@ -13,6 +14,7 @@ from keyvrm.scheduling import capacity
 from keyvrm.scheduling import filters as filters_mod
 from keyvrm.scheduling.host_state import HostStates
 from keyvrm.scheduling.selector import TargetSelector
+from keyvrm.scheduling.selector import UncheckedInputs
 
 
 @dataclasses.dataclass
@@ -25,6 +27,21 @@ class AggregateContext:
     ledger: capacity.Ledger
     selector: TargetSelector
     index: m.SnapshotIndex
+
+    @contextlib.contextmanager
+    def trial(self):
+        """A plan made inside the block leaves this context as it found it (``Ledger.trial``).
+
+        So one context serves many plans of the same snapshot (the failover analysis plans
+        every host's failure on it); each plan's unchecked inputs are its own.
+        """
+        unchecked = self.selector.unchecked
+        self.selector.unchecked = UncheckedInputs()
+        try:
+            with self.ledger.trial():
+                yield self
+        finally:
+            self.selector.unchecked = unchecked
 
 
 def build_context(snapshot: m.RegionSnapshot, aggregate: str, nova_filters, busy: m.BusySet,

@@ -237,7 +237,8 @@ class DispatchAggregates(steps.FlowTask):
         res = self.resources
         agg = record.config
         analysis = screen.failover_of(view, snapshot, agg, max_k=min(res.conf.failover_max_k, agg.ha_failover_reserve),
-                                      stale_after_s=stale_after_s, max_rejected_hosts=res.conf.max_rejected_hosts)
+                                      stale_after_s=stale_after_s, max_rejected_hosts=res.conf.max_rejected_hosts,
+                                      cache=res.failover_cache)
         warning = None if analysis is None else failover.shortfall(analysis, agg.ha_failover_reserve)
         short = warning is not None
         if short != record.failover_short and db_api.set_failover_short(res.db, agg.name, short):

@@ -17,6 +17,7 @@ from keyvrm.executor import settings as executor_settings
 from keyvrm.fencing import factory
 from keyvrm.harvest import assemble
 from keyvrm.model import settings
+from keyvrm.planning import failover
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,6 +91,7 @@ class EngineResources:
     conf: FlowSettings = dataclasses.field(default_factory=FlowSettings)
     harvest_sources: Optional[assemble.HarvestSources] = None
     in_flight: inflight.InFlight = dataclasses.field(default_factory=inflight.InFlight)
+    failover_cache: failover.AnalysisCache = dataclasses.field(default_factory=failover.AnalysisCache)
 
     def sources(self) -> assemble.HarvestSources:
         """What a harvest reads."""

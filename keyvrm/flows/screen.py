@@ -80,13 +80,16 @@ class CycleView:
                              for move, at in db_api.recent_failed_migrations(db, since).items()})
 
 
-def failover_of(view: CycleView, snapshot, agg_config, *, max_k, stale_after_s, max_rejected_hosts):
-    """The failover analysis of the aggregate this cycle (``planning.failover``, handled hosts left out)."""
+def failover_of(view: CycleView, snapshot, agg_config, *, max_k, stale_after_s, max_rejected_hosts, cache=None):
+    """The failover analysis of the aggregate this cycle (``planning.failover``, handled hosts left out).
+
+    ``cache`` (the engine's ``failover.AnalysisCache``) reuses the analysis of unchanged inputs.
+    """
     if max_k < 1:
         return None
     return failover.analyse_failover(snapshot, view.app_config, agg_config, busy=view.busy, max_k=max_k,
                                      heartbeat_stale_after_s=stale_after_s, max_rejected_hosts=max_rejected_hosts,
-                                     handled=frozenset(view.handled))
+                                     handled=frozenset(view.handled), cache=cache)
 
 
 def screen_ha(view: CycleView, snapshot, aggregate, *, stale_after_s, max_condemned_share, failover_warning=None):

@@ -19,12 +19,23 @@ failing together leave no evacuable VM without a target:
 - k > 2 is never searched: the tolerance stops at 2 whatever ``max_k`` asks above that.
 
 Racks (failure domains) are not analysed: the snapshot carries no rack label for hosts.
+
+An engine keeps each aggregate's last analysis with a fingerprint of everything its plans
+read (``AnalysisCache``): the aggregate's hypervisors, their VMs, those VMs' server groups
+(with where every member runs) and images, the aggregates' metadata, the busy set, the
+unfit targets, the configs. Load metrics and heartbeat times are left out (a plan does not
+read them; the verdicts they lead to are in), so a cycle in which nothing an evacuation
+depends on changed reuses the analysis instead of planning every host again.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import itertools
+import threading
+
+import msgspec
 
 from keyvrm.model import snapshot as m
 from keyvrm.planning.context import build_context
@@ -80,6 +91,67 @@ class FailoverAnalysis:
         return reserve > 0 and self.tolerance < reserve
 
 
+class AnalysisCache:
+    """Each aggregate's last analysis and the fingerprint of its inputs (one per engine, thread-safe)."""
+
+    def __init__(self):
+        self._last = {}
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, aggregate: str, fingerprint: bytes):
+        """The analysis made from inputs with this ``fingerprint``, or None."""
+        with self._lock:
+            found = self._last.get(aggregate)
+            if found is not None and found[0] == fingerprint:
+                self.hits += 1
+                return found[1]
+            self.misses += 1
+            return None
+
+    def put(self, aggregate: str, fingerprint: bytes, analysis: "FailoverAnalysis") -> None:
+        """Keep ``analysis`` as the aggregate's last (the one before is dropped)."""
+        with self._lock:
+            self._last[aggregate] = (fingerprint, analysis)
+
+
+_ENCODER = msgspec.msgpack.Encoder()
+
+
+def _steady(hypervisor: m.Hypervisor) -> m.Hypervisor:
+    """``hypervisor`` without what changes every cycle and no plan reads (load, beats, report times)."""
+    service = hypervisor.service
+    if service is not None and service.updated_at is not None:
+        service = msgspec.structs.replace(service, updated_at=None)
+    return msgspec.structs.replace(hypervisor, metrics=None, heartbeat_at=None, service=service)
+
+
+def inputs_fingerprint(index, aggregate: str, *settings) -> bytes:
+    """A digest of what plans of ``aggregate`` read from the snapshot, plus ``settings`` (their repr).
+
+    ``settings`` must have a stable repr (sorted tuples, not sets).
+    """
+    hosts = index.hypervisors_of(aggregate)
+    vms = [vm for h in hosts for vm in index.vms_on(h.name)]
+    groups = sorted({vm.server_group_id for vm in vms if vm.server_group_id})
+    images = sorted({vm.image_id for vm in vms if vm.image_id})
+    aggregates = sorted({name for h in hosts for name in h.aggregates} | {aggregate})
+    digest = hashlib.blake2b(digest_size=20)
+    digest.update(_ENCODER.encode([_steady(h) for h in hosts]))
+    digest.update(_ENCODER.encode([vm if vm.metrics is None else msgspec.structs.replace(vm, metrics=None)
+                                   for vm in vms]))
+    for group_id in groups:
+        group = index.server_groups.get(group_id)
+        where = [] if group is None else [
+            (member, index.vms[member].host if member in index.vms else None) for member in group.members]
+        digest.update(_ENCODER.encode([group_id, group, where]))
+    digest.update(_ENCODER.encode([index.images.get(i) for i in images]))
+    digest.update(_ENCODER.encode([index.aggregates.get(a) for a in aggregates]))
+    digest.update(repr(settings).encode())
+    return digest.digest()
+
+
 def _without_target(plan) -> tuple:
     return tuple(reason for reason in plan.reasons if reason.code in NO_TARGET_CODES)
 
@@ -115,7 +187,8 @@ def left_behind(snapshot, app_config, agg_config, hosts, *, busy: m.BusySet = m.
 def analyse_failover(snapshot, app_config, agg_config, *, busy: m.BusySet = m.BusySet(),
                      max_k: int = 2, index=None, heartbeat_stale_after_s=None,
                      filter_options=None, project_headroom=None,
-                     max_rejected_hosts=None, handled=frozenset()) -> FailoverAnalysis:
+                     max_rejected_hosts=None, handled=frozenset(),
+                     cache: AnalysisCache = None) -> FailoverAnalysis:
     """The failover analysis of one aggregate from ``snapshot`` (k up to ``max_k``, at most 2).
 
     Each host set is planned with ``plan_evacuation`` and the same inputs an HA run of
@@ -123,13 +196,31 @@ def analyse_failover(snapshot, app_config, agg_config, *, busy: m.BusySet = m.Bu
     on one planning context of the aggregate built once (each plan is a trial on it).
     Hosts already offline are planned too: their VMs are still there to evacuate; hosts
     an HA run already ``handled`` (fenced, maintenance, error ...) are not: they failed
-    already, and what they kept is on the event that handled them.
+    already, and what they kept is on the event that handled them. With a ``cache``, the
+    analysis of the same inputs (``inputs_fingerprint``) is reused.
     """
     index = index or snapshot.index()
+    unfit = ha.unfit_targets(snapshot, app_config, agg_config.name, heartbeat_stale_after_s, index)
+    fingerprint = None
+    if cache is not None:
+        fingerprint = inputs_fingerprint(
+            index, agg_config.name, app_config, agg_config, max_k, max_rejected_hosts, filter_options,
+            project_headroom, sorted(unfit.items()), sorted(handled), sorted(busy.hosts), sorted(busy.vms))
+        known = cache.get(agg_config.name, fingerprint)
+        if known is not None:
+            return known
+    analysis = _analyse(snapshot, app_config, agg_config, busy, max_k, index, filter_options,
+                        project_headroom, max_rejected_hosts, handled, unfit)
+    if cache is not None:
+        cache.put(agg_config.name, fingerprint, analysis)
+    return analysis
+
+
+def _analyse(snapshot, app_config, agg_config, busy, max_k, index, filter_options, project_headroom,
+             max_rejected_hosts, handled, unfit) -> FailoverAnalysis:
     names = [h.name for h in index.hypervisors_of(agg_config.name) if h.name not in handled]
     ctx = build_context(snapshot, agg_config.name, app_config.nova_filters, busy, index, filter_options,
-                        project_headroom,
-                        ha.unfit_targets(snapshot, app_config, agg_config.name, heartbeat_stale_after_s, index))
+                        project_headroom, unfit)
 
     def at_risk(hosts):
         found = _left_behind(ctx, snapshot, app_config, agg_config, busy, hosts, max_rejected_hosts)

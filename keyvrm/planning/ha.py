@@ -351,10 +351,9 @@ def ordered_pass(ctx, vms, excluded_hosts, avoid_targets, max_rejected_hosts=Non
     ledger = ctx.ledger
     selector = ctx.selector
     states = ledger.hosts
-    candidate_names = [h.name for h in ctx.hosts if h.name not in excluded_hosts]
     online = any(is_online(h) for h in ctx.hosts
                  if h.name not in excluded_hosts and h.name not in selector.busy_hosts)
-    heap = [(-states.free_of(n, m.MEMORY_MB), n) for n in candidate_names]
+    heap = [entry for entry in ctx.free_ram_order() if entry[1] not in excluded_hosts]
     heapq.heapify(heap)
     targets, requests, left_over = {}, {}, {}
     for vm in vms:

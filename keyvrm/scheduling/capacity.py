@@ -117,6 +117,11 @@ class Ledger:
         if self._saved is not None and state.name not in self._saved:
             self._saved[state.name] = (state, state.usage())
 
+    @property
+    def has_moves(self) -> bool:
+        """Whether a move is counted (host states differ from the snapshot's only then)."""
+        return bool(self._moved)
+
     def location(self, vm_id: str) -> Optional[str]:
         """Host on which the ledger counts ``vm_id`` now (None: counted nowhere)."""
         if vm_id in self._moved:

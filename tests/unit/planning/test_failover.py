@@ -1,5 +1,7 @@
 """Failover analysis: which hosts HA could not fully evacuate, and the aggregate's tolerance."""
 
+import msgspec
+
 from keyvrm.model.settings import AggregateConfig
 from keyvrm.model.settings import AppConfig
 from keyvrm.model import snapshot as m
@@ -89,3 +91,80 @@ def test_trial_plans_on_one_context_match_fresh_plans_of_each_host():
                 if found:
                     fresh[name] = found
             assert predicted == fresh
+
+
+def _cached(snap, cache, busy=m.BusySet(), app=AppConfig()):
+    return failover.analyse_failover(snap, app, b.agg_config(), max_k=2, busy=busy, cache=cache)
+
+
+def _tight():
+    hosts = [_host("a", 6000), _host("b", 6000), _host("c")]
+    return hosts, [b.vm("a1", "a", ram_mb=6000), b.vm("b1", "b", ram_mb=6000)]
+
+
+def test_a_cycle_with_only_new_load_and_heartbeats_reuses_the_analysis():
+    hosts, vms = _tight()
+    cache = failover.AnalysisCache()
+    first = _cached(b.snapshot(hosts, vms), cache)
+    later_hosts = [msgspec.structs.replace(h, heartbeat_at=1234.0, metrics=m.HostMetrics(cpu_pct=97.0))
+                   for h in hosts]
+    later_vms = [msgspec.structs.replace(vm, metrics=m.VMMetrics(cpu_cores=3.0)) for vm in vms]
+    again = _cached(b.snapshot(later_hosts, later_vms), cache)
+    assert again is first
+    assert (cache.misses, cache.hits) == (1, 1)
+
+
+def test_a_change_an_evacuation_depends_on_plans_again():
+    hosts, vms = _tight()
+    cache = failover.AnalysisCache()
+    assert _cached(b.snapshot(hosts, vms), cache).tolerance == 1
+    # a third VM on the spare host: a single failure now leaves a VM behind
+    crowded = [hosts[0], hosts[1], _host("c", 6000)]
+    assert _cached(b.snapshot(crowded, vms + [b.vm("c1", "c", ram_mb=6000)]), cache).tolerance == 0
+    # the spare host busy: the same
+    assert _cached(b.snapshot(hosts, vms), cache, busy=m.BusySet(hosts=frozenset({"c"}))).tolerance == 0
+    # no change since the first: planned again only because the last inputs differed
+    assert _cached(b.snapshot(hosts, vms), cache).tolerance == 1
+    assert (cache.misses, cache.hits) == (4, 0)
+
+
+def _changed(value):
+    """A different value of the same kind (for every field type the snapshot's records use)."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, (int, float)):
+        return value + 1
+    if isinstance(value, str):
+        return value + "-x"
+    if isinstance(value, tuple):
+        return value + ("x",)
+    if isinstance(value, dict):
+        return dict(value, x="x")
+    if value is None:
+        return "x"
+    return None
+
+
+def test_every_field_of_a_host_or_vm_a_plan_may_read_changes_the_fingerprint():
+    """Only load, heartbeat and report times are left out: a field added later is in by default."""
+    hosts, vms = _tight()
+    index = b.snapshot(hosts, vms).index()
+    base = failover.inputs_fingerprint(index, b.agg_config().name)
+    left_out = {(m.Hypervisor, "metrics"), (m.Hypervisor, "heartbeat_at"), (m.VM, "metrics")}
+    checked = 0
+    for kind, records, rebuild in ((m.Hypervisor, hosts, lambda new: b.snapshot(new, vms)),
+                                   (m.VM, vms, lambda new: b.snapshot(hosts, new))):
+        for field in kind.__struct_fields__:
+            if (kind, field) in left_out or field in ("name", "id", "host"):
+                continue
+            value = _changed(getattr(records[0], field))
+            if value is None:
+                continue
+            try:
+                new = [msgspec.structs.replace(records[0], **{field: value})] + list(records[1:])
+                changed = failover.inputs_fingerprint(rebuild(new).index(), b.agg_config().name)
+            except (TypeError, msgspec.ValidationError):
+                continue
+            assert changed != base, "%s.%s is not in the fingerprint" % (kind.__name__, field)
+            checked += 1
+    assert checked >= 20

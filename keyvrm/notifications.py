@@ -24,6 +24,14 @@ Event types (priority ``error``, publisher ``keyvrm``):
     ``failed_at``. Each HA run that finds the condition sends it again, as Prometheus
     re-sends a firing alert.
 
+``keyvrm.ha.failover_capacity`` (priority ``warn``) — an HA aggregate's failover tolerance
+    fell below its ``ha_failover_reserve`` (``cleared`` false), or is back within it
+    (``cleared`` true): sent once when the shortfall starts and once when it clears, never
+    every cycle. Payload: ``aggregate``, ``cleared``, ``reason_code``
+    (``insufficient_failover_capacity``), ``reason``, ``tolerance``, ``reserve``,
+    ``hosts_at_risk`` (names), ``vms_without_target`` and ``failed_at``. Alertmanager gets
+    the cleared one with ``endsAt``, which resolves the alert.
+
 The transport and driver come from ``[oslo_messaging_notifications]`` (set
 ``driver = messagingv2``). If ``[executor] alertmanager_url`` is set, each alert is also
 POSTed to its ``/api/v2/alerts`` (Alertmanager's API v2: a list of alerts with
@@ -46,12 +54,13 @@ RECOMMENDATION_ERROR = "keyvrm.recommendation.error"
 FENCING_ERROR = "keyvrm.fencing.error"
 HA_ERROR = "keyvrm.ha.error"
 HA_WARNING = "keyvrm.ha.warning"
+FAILOVER_CAPACITY = "keyvrm.ha.failover_capacity"
 ALERTMANAGER_PATH = "/api/v2/alerts"
 
 _ALERT_NAMES = {RECOMMENDATION_ERROR: "KeyVRMRecommendationError",
                 FENCING_ERROR: "KeyVRMFencingError", HA_ERROR: "KeyVRMHAError",
-                HA_WARNING: "KeyVRMHAWarning"}
-_WARNINGS = frozenset({HA_WARNING})
+                HA_WARNING: "KeyVRMHAWarning", FAILOVER_CAPACITY: "KeyVRMFailoverCapacity"}
+_WARNINGS = frozenset({HA_WARNING, FAILOVER_CAPACITY})
 _LABEL_KEYS = ("aggregate", "action", "vm_id", "source_host", "target_host", "host",
                "event_id", "recommendation_id", "error_class", "reason_code")
 
@@ -74,8 +83,8 @@ def alert_of(event_type, payload) -> dict:
              "annotations": {"summary": payload.get("reason") or event_type,
                              "description": str(payload.get("error") or "")}}
     if payload.get("failed_at") is not None:
-        alert["startsAt"] = datetime.datetime.fromtimestamp(
-            payload["failed_at"], datetime.timezone.utc).isoformat()
+        at = datetime.datetime.fromtimestamp(payload["failed_at"], datetime.timezone.utc).isoformat()
+        alert["endsAt" if payload.get("cleared") else "startsAt"] = at
     return alert
 
 
@@ -107,6 +116,10 @@ class Notifier:
     def ha_warning(self, payload: dict) -> None:
         """Warn of a host HA saw but will not act on (payload: see the module docstring)."""
         self._send(HA_WARNING, payload)
+
+    def failover_capacity(self, payload: dict) -> None:
+        """Alert that an aggregate fell short of its failover reserve, or recovered (see the module docstring)."""
+        self._send(FAILOVER_CAPACITY, payload)
 
     def _send(self, event_type, payload):
         try:

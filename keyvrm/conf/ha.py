@@ -17,6 +17,13 @@ opts = [
                      "judged at once (a fast cycle from the newest snapshot and fresh reads of "
                      "services, heartbeats and its servers; same detection matrix, same "
                      "fencing), then a periodic cycle runs."),
+    cfg.IntOpt("failover_max_k", default=2, min=0, max=2,
+               help="Failover analysis: the most hosts failing together an HA aggregate's tolerance "
+                    "is searched for (each cycle, see the admin guide). 1: every host's failure is "
+                    "planned (exact); 2: pairs too, every pair up to 8 hosts, else the pairs of the 6 "
+                    "hosts with the most evacuable RAM (an upper bound); 0: no analysis. A cycle searches "
+                    "no further than the aggregate's ha_failover_reserve; a reserve above this "
+                    "value is never met."),
     cfg.FloatOpt("watch_interval", default=2.0, min=0.5,
                  help="Seconds between two looks of the fast path at heartbeats and compute "
                       "services (one Redis scan and one Nova request each)."),

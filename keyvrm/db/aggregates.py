@@ -19,7 +19,7 @@ def _aggregate_config_from_row(row):
         no_op_reason=row.no_op_reason, lb_period=row.lb_period, lb_weights=dict(row.lb_weights),
         lb_overload_threshold=row.lb_overload_threshold,
         lb_target_max_load=row.lb_target_max_load, lb_ceilings=dict(row.lb_ceilings),
-        storage_mode=row.storage_mode)
+        storage_mode=row.storage_mode, ha_failover_reserve=row.ha_failover_reserve)
 
 
 def _aggregate_row(session, name, lock=False):
@@ -44,6 +44,7 @@ class AggregateRecord:
     nova_id: int
     availability_zone: str
     deleted: bool
+    failover_short: bool = False  # the last cycle found its failover tolerance below its reserve
 
 
 def list_aggregates(db, availability_zone=None, include_deleted=False):
@@ -55,7 +56,7 @@ def list_aggregates(db, availability_zone=None, include_deleted=False):
         query = query.where(models.AggregateConfig.deleted.is_(False))
     with db.reader() as session:
         return [AggregateRecord(_aggregate_config_from_row(r), r.nova_id, r.availability_zone,
-                                r.deleted)
+                                r.deleted, r.failover_short)
                 for r in session.execute(query).scalars()]
 
 
@@ -81,6 +82,20 @@ def update_aggregate_config(db, name, changes, changed_by, request_id=None):
                                   request_id):
             setattr(row, field, getattr(after, field))
         return after
+
+
+def set_failover_short(db, name, short: bool) -> bool:
+    """Record whether the aggregate's failover tolerance is below its reserve; True if that changed.
+
+    One conditional UPDATE: of two cycles (or a re-run) that see the same change, only
+    one is told it changed, so the alert of a start or a clear is sent once.
+    """
+    with db.writer() as session:
+        result = session.execute(
+            sa.update(models.AggregateConfig)
+            .where(models.AggregateConfig.name == name, models.AggregateConfig.failover_short != short)
+            .values(failover_short=short))
+        return result.rowcount == 1
 
 
 @dataclasses.dataclass(frozen=True)

@@ -26,6 +26,7 @@ get_aggregate_config = aggregates.get_aggregate_config
 AggregateRecord = aggregates.AggregateRecord
 list_aggregates = aggregates.list_aggregates
 update_aggregate_config = aggregates.update_aggregate_config
+set_failover_short = aggregates.set_failover_short
 AggregateSync = aggregates.AggregateSync
 sync_aggregates = aggregates.sync_aggregates
 page_aggregates = aggregates.page_aggregates

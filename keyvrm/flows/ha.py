@@ -47,13 +47,14 @@ def alert_found(res, event_id, aggregate, found) -> None:
     Errors (the guard, no fencer, a host that cannot be fenced, VMs left on a fenced
     host) go out as ``keyvrm.ha.error``, warnings (a live host with nova-compute down, a
     stale heartbeat path, a missing source) as ``keyvrm.ha.warning``. Fencing failures
-    met while fencing are not passed here: they have ``keyvrm.fencing.error``.
+    met while fencing are not passed here: they have ``keyvrm.fencing.error``; nor is
+    ``insufficient_failover_capacity``: its alert is sent when it starts and clears.
     """
     if res.notifier is None:
         return
     for reason in found:
         error = reason.is_error or reason.code == reasons.VMS_REMAIN
-        if not (error or reason.is_warning):
+        if not (error or reason.is_warning) or reason.code == reasons.INSUFFICIENT_FAILOVER_CAPACITY:
             continue
         payload = {"aggregate": aggregate, "event_id": event_id, "host": reason.host,
                    "reason_code": reason.code, "reason": reason.message,

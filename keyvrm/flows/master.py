@@ -33,6 +33,7 @@ from keyvrm.flows import screen
 from keyvrm.flows import steps
 from keyvrm.model import snapshot as m
 from keyvrm.model import states
+from keyvrm.planning import failover
 from keyvrm.planning import gate
 from keyvrm.planning import reasons
 
@@ -45,6 +46,18 @@ SOURCES_FAILED = "sources_failed"
 ALL_PROCESSED = "all_processed"
 # Events waiting for an operator whose work ended that one cycle settles (oldest first).
 WAITING_EVENTS_PER_CYCLE = 1000
+
+
+def failover_payload(aggregate, analysis, reserve, warning, now_s) -> dict:
+    """The ``keyvrm.ha.failover_capacity`` alert: the shortfall starting (``warning``) or cleared (None)."""
+    return {"aggregate": aggregate, "cleared": warning is None,
+            "reason_code": reasons.INSUFFICIENT_FAILOVER_CAPACITY,
+            "reason": warning.message if warning is not None else
+            "aggregate %s is back within its failover reserve of %d" % (aggregate, reserve),
+            "tolerance": None if analysis is None else analysis.tolerance, "reserve": reserve,
+            "hosts_at_risk": [] if analysis is None else list(analysis.hosts_at_risk),
+            "vms_without_target": 0 if analysis is None else analysis.vms_without_target,
+            "failed_at": now_s}
 
 
 def flow_of(decision) -> str:
@@ -165,7 +178,7 @@ class DispatchAggregates(steps.FlowTask):
             if decision.reason is not None:
                 skipped.append("%s: [%s] %s" % (agg.name, decision.reason.code, decision.reason.message))
             screened += decision.run_ha or decision.run_lb
-            name = self._screen(view, decision, agg, snapshot_id, quiet)
+            name = self._screen(view, decision, record, snapshot_id, quiet, fast_aggregates is None)
             if name is not None:
                 res.dispatcher.dispatch(name, {"cycle_id": cycle_id, "aggregate": agg.name,
                                                "snapshot_id": snapshot_id, "busy_hosts": list(busy_hosts),
@@ -176,9 +189,14 @@ class DispatchAggregates(steps.FlowTask):
                  "processed", cycle_id, len(flows), len(quiet), len(skipped))
         return {"flows": flows, "not_processed": skipped, "quiet": len(quiet), "processed": screened}
 
-    def _screen(self, view, decision, agg, snapshot_id, quiet):
-        """The flow ``agg`` needs this cycle (None: none); quiet outcomes are appended to ``quiet``."""
+    def _screen(self, view, decision, record, snapshot_id, quiet, periodic):
+        """The flow ``record``'s aggregate needs this cycle (None: none); quiet outcomes are appended to ``quiet``.
+
+        A periodic cycle (not the fast path) also analyses the failover capacity of an
+        aggregate HA runs on, and alerts when it falls below its reserve or recovers.
+        """
         res = self.resources
+        agg = record.config
         snapshot = context.load_slice(res.db, snapshot_id, agg.name)
         if decision.reason is not None:  # not processed, or HA not (HA+LB without a storage mode)
             kind = "HA" if decision.run_lb else "NOOP"
@@ -189,8 +207,11 @@ class DispatchAggregates(steps.FlowTask):
         stale_after_s = res.conf.heartbeat_stale_after_s
         ha_acts = False
         if decision.run_ha:
+            warning = None
+            if periodic and (agg.name, "HA") not in view.recorded:
+                warning = self._failover_warning(view, record, snapshot, stale_after_s)
             outcome = screen.screen_ha(view, snapshot, agg.name, stale_after_s=stale_after_s,
-                                       max_condemned_share=res.conf.max_condemned_share)
+                                       max_condemned_share=res.conf.max_condemned_share, failover_warning=warning)
             ha_acts = outcome is None
             if outcome:
                 quiet.append(outcome)
@@ -206,6 +227,26 @@ class DispatchAggregates(steps.FlowTask):
             if found.plan is not None:
                 self._record_plan(view, agg, snapshot, snapshot_id, found.plan)
         return None
+
+    def _failover_warning(self, view, record, snapshot, stale_after_s):
+        """``insufficient_failover_capacity`` if the aggregate is short of its reserve; alerts on a change.
+
+        The search stops at the reserve (a reserve of 1 plans single hosts only; 0 plans
+        nothing): only whether the tolerance reaches it is decided here.
+        """
+        res = self.resources
+        agg = record.config
+        analysis = screen.failover_of(view, snapshot, agg, max_k=min(res.conf.failover_max_k, agg.ha_failover_reserve),
+                                      stale_after_s=stale_after_s, max_rejected_hosts=res.conf.max_rejected_hosts,
+                                      cache=res.failover_cache)
+        warning = None if analysis is None else failover.shortfall(analysis, agg.ha_failover_reserve)
+        short = warning is not None
+        if short != record.failover_short and db_api.set_failover_short(res.db, agg.name, short):
+            LOG.info("aggregate %s: failover capacity %s", agg.name, "below its reserve" if short else "restored")
+            if res.notifier is not None:
+                res.notifier.failover_capacity(failover_payload(
+                    agg.name, analysis, agg.ha_failover_reserve, warning, res.clock.time()))
+        return warning
 
     def _record_plan(self, view, agg, snapshot, snapshot_id, plan):
         """An LB plan's event and recommendations, auto ones started; its hosts and VMs busy from now on."""

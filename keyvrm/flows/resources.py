@@ -17,6 +17,7 @@ from keyvrm.executor import settings as executor_settings
 from keyvrm.fencing import factory
 from keyvrm.harvest import assemble
 from keyvrm.model import settings
+from keyvrm.planning import failover
 
 
 @dataclasses.dataclass(frozen=True)
@@ -29,6 +30,7 @@ class FlowSettings:
     snapshot_keep_days: int = 7
     max_condemned_share: float = 0.5
     max_rejected_hosts: int = 100
+    failover_max_k: int = 2
     bmc_request_timeout_s: float = 10.0
     executor: executor_settings.ExecutorSettings = dataclasses.field(
         default_factory=executor_settings.ExecutorSettings)
@@ -41,6 +43,7 @@ class FlowSettings:
                    snapshot_keep_days=conf.database.snapshot_keep_days,
                    max_condemned_share=conf.ha.mass_failure_share,
                    max_rejected_hosts=conf.engine.max_rejected_hosts,
+                   failover_max_k=conf.ha.failover_max_k,
                    bmc_request_timeout_s=float(conf.fencing.bmc_request_timeout),
                    executor=executor_settings.ExecutorSettings.from_conf(conf))
 
@@ -88,6 +91,7 @@ class EngineResources:
     conf: FlowSettings = dataclasses.field(default_factory=FlowSettings)
     harvest_sources: Optional[assemble.HarvestSources] = None
     in_flight: inflight.InFlight = dataclasses.field(default_factory=inflight.InFlight)
+    failover_cache: failover.AnalysisCache = dataclasses.field(default_factory=failover.AnalysisCache)
 
     def sources(self) -> assemble.HarvestSources:
         """What a harvest reads."""

@@ -26,6 +26,7 @@ from keyvrm.db import models
 from keyvrm.executor import runner
 from keyvrm.flows import events
 from keyvrm.model import states
+from keyvrm.planning import failover
 from keyvrm.planning import ha as ha_planning
 from keyvrm.planning import lb as lb_planning
 from keyvrm.planning import reasons
@@ -79,11 +80,26 @@ class CycleView:
                              for move, at in db_api.recent_failed_migrations(db, since).items()})
 
 
-def screen_ha(view: CycleView, snapshot, aggregate, *, stale_after_s, max_condemned_share):
+def failover_of(view: CycleView, snapshot, agg_config, *, max_k, stale_after_s, max_rejected_hosts, cache=None):
+    """The failover analysis of the aggregate this cycle (``planning.failover``, handled hosts left out).
+
+    ``cache`` (the engine's ``failover.AnalysisCache``) reuses the analysis of unchanged inputs.
+    """
+    if max_k < 1:
+        return None
+    return failover.analyse_failover(snapshot, view.app_config, agg_config, busy=view.busy, max_k=max_k,
+                                     heartbeat_stale_after_s=stale_after_s, max_rejected_hosts=max_rejected_hosts,
+                                     handled=frozenset(view.handled), cache=cache)
+
+
+def screen_ha(view: CycleView, snapshot, aggregate, *, stale_after_s, max_condemned_share, failover_warning=None):
     """None when HA has something to do on ``aggregate`` (its flow runs), else the quiet outcome.
 
     A quiet outcome already recorded or an HA event already opened this cycle (a re-run)
     counts as decided: ``False`` is returned for those, meaning "nothing more to record".
+    ``failover_warning`` (``insufficient_failover_capacity``) does not make HA act: a
+    quiet outcome carries it first (its reason code), so a healthy aggregate short of its
+    failover reserve says so on every cycle.
     """
     if (aggregate, "HA") in view.recorded:
         return False
@@ -95,7 +111,7 @@ def screen_ha(view: CycleView, snapshot, aggregate, *, stale_after_s, max_condem
     found = list(detection.reasons)
     if detection.to_fence or reasons.state_of(found) != states.EventState.HEALTHY or not reasons.nothing_to_do(found):
         return None
-    return outcome_of(aggregate, "HA", found, snapshot.taken_at)
+    return outcome_of(aggregate, "HA", ([failover_warning] if failover_warning else []) + found, snapshot.taken_at)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -93,6 +93,8 @@ class AggregateConfig:
     lb_target_max_load: float = 70.0
     lb_ceilings: dict = dataclasses.field(default_factory=lambda: dict(DEFAULT_LB_CEILINGS))
     storage_mode: Optional[str] = None  # STORAGE_MODES; None: undeclared, HA does not run
+    # hosts whose failure HA must be able to absorb (keyvrm.planning.failover); 0: no reserve
+    ha_failover_reserve: int = 1
 
     @property
     def lb_hysteresis_pct(self) -> float:
@@ -199,6 +201,9 @@ def _nova_filters(field, value):
     return names
 
 
+# The largest failover reserve: the failover analysis searches at most 2 failing hosts.
+MAX_FAILOVER_RESERVE = 2
+
 # The longest cycle period: HA acts only at cycles (and the fast path), so a day is already lax.
 MAX_PERIOD_S = 86400
 
@@ -281,6 +286,7 @@ _AGGREGATE_RULES = {
     "lb_target_max_load": lambda f, v: _as_float(f, v, minimum=0, maximum=100),
     "lb_ceilings": _lb_ceilings,
     "storage_mode": _storage_mode,
+    "ha_failover_reserve": lambda f, v: _as_int(f, v, minimum=0, maximum=MAX_FAILOVER_RESERVE),
 }
 
 

@@ -6,12 +6,15 @@ are visited), so a plan never loops over the whole region per VM.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+from typing import Optional
 
 from keyvrm.model import snapshot as m
 from keyvrm.scheduling import capacity
 from keyvrm.scheduling import filters as filters_mod
 from keyvrm.scheduling.host_state import HostStates
+from keyvrm.scheduling.selector import DiscardedInputs
 from keyvrm.scheduling.selector import TargetSelector
 
 
@@ -25,6 +28,38 @@ class AggregateContext:
     ledger: capacity.Ledger
     selector: TargetSelector
     index: m.SnapshotIndex
+
+    _free_ram_order: Optional[list] = None
+
+    def free_ram_order(self) -> list:
+        """(-free RAM, host) of every host now: what a planner's heap starts from.
+
+        Kept while the ledger has moved nothing, so plans made in ``trial`` blocks (each
+        restores every host it touched) share one reading of every host.
+        """
+        if self._free_ram_order is not None and not self.ledger.has_moves:
+            return self._free_ram_order
+        states = self.ledger.hosts
+        order = [(-states.free_of(h.name, m.MEMORY_MB), h.name) for h in self.hosts]
+        self._free_ram_order = None if self.ledger.has_moves else order
+        return order
+
+    @contextlib.contextmanager
+    def trial(self):
+        """A plan made inside the block leaves this context as it found it (``Ledger.trial``).
+
+        So one context serves many plans of the same snapshot (the failover analysis plans
+        every host's failure on it). The inputs the checks could not know are not
+        collected inside the block (``DiscardedInputs``): a trial's caller reads only
+        where the VMs would go.
+        """
+        unchecked = self.selector.unchecked
+        self.selector.unchecked = DiscardedInputs()
+        try:
+            with self.ledger.trial():
+                yield self
+        finally:
+            self.selector.unchecked = unchecked
 
 
 def build_context(snapshot: m.RegionSnapshot, aggregate: str, nova_filters, busy: m.BusySet,

@@ -351,10 +351,9 @@ def ordered_pass(ctx, vms, excluded_hosts, avoid_targets, max_rejected_hosts=Non
     ledger = ctx.ledger
     selector = ctx.selector
     states = ledger.hosts
-    candidate_names = [h.name for h in ctx.hosts if h.name not in excluded_hosts]
     online = any(is_online(h) for h in ctx.hosts
                  if h.name not in excluded_hosts and h.name not in selector.busy_hosts)
-    heap = [(-states.free_of(n, m.MEMORY_MB), n) for n in candidate_names]
+    heap = [entry for entry in ctx.free_ram_order() if entry[1] not in excluded_hosts]
     heapq.heapify(heap)
     targets, requests, left_over = {}, {}, {}
     for vm in vms:
@@ -430,17 +429,20 @@ def unfit_targets(snapshot, app_config, aggregate: str, stale_after_s: Optional[
 def plan_evacuation(snapshot, app_config, agg_config, busy: m.BusySet, fenced_hosts, *,
                     allow_rebuild: bool = False, index=None, filter_options=None,
                     project_headroom=None, max_rejected_hosts=None,
-                    heartbeat_stale_after_s: Optional[float] = None) -> Plan:
+                    heartbeat_stale_after_s: Optional[float] = None, context=None) -> Plan:
     """Round 1: plan the evacuation of every VM of the fenced hosts of one aggregate.
 
     A fenced host that is busy (an unfinished recommendation touches it) is left alone.
     A VM without a target lists at most ``max_rejected_hosts`` (host, check) items (None: all).
     Hosts ``unfit_targets`` names receive no VM (their verdict is the rejecting check).
+    ``context``, when given, is this aggregate's planning context already built from the
+    same inputs (a caller planning many host sets of one snapshot builds it once, and
+    plans each inside ``AggregateContext.trial``); the other inputs then only name things.
     """
     index = index or snapshot.index()
-    ctx = build_context(snapshot, agg_config.name, app_config.nova_filters, busy, index,
-                        filter_options, project_headroom,
-                        unfit_targets(snapshot, app_config, agg_config.name, heartbeat_stale_after_s, index))
+    ctx = context or build_context(
+        snapshot, agg_config.name, app_config.nova_filters, busy, index, filter_options, project_headroom,
+        unfit_targets(snapshot, app_config, agg_config.name, heartbeat_stale_after_s, index))
     fenced = frozenset(fenced_hosts)
     found = [] if app_config.nova_filters else [reasons.no_filters()]
     candidates = []

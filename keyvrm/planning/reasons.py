@@ -50,6 +50,8 @@ ENGINE_LOST_DATABASE = "engine_lost_database"  # the sweep settled work whose fl
 SOURCE_FAILED = "source_failed"  # LB: Nova or Placement failed this cycle, nothing planned
 LB_NO_TARGET = "lb_no_target"  # LB found overloaded hosts and could relieve none of them
 RECOMMENDATIONS_FINAL = "recommendations_final"  # a settled event: how its recommendations ended
+# HA: the failover tolerance is below the aggregate's ha_failover_reserve (keyvrm.planning.failover)
+INSUFFICIENT_FAILOVER_CAPACITY = "insufficient_failover_capacity"
 # Capacity codes (keyvrm.scheduling.capacity) are reasons too:
 # cpu_depleted, ram_depleted, hugepages_depleted, no_inventory, quota_exceeded,
 # no_online_hypervisor, vm_not_on_expected_host.
@@ -62,7 +64,7 @@ NOTHING_TO_DO_CODES = frozenset({LB_TOO_EARLY, HA_ACTED, NO_OVERLOAD, NO_FAILURE
                                  FILTER_INPUT_UNKNOWN, SOURCE_FAILED})
 # Alerts: nothing was done, but an operator should look (the event ends at least ``warning``).
 WARNING_CODES = frozenset({HOST_ALIVE_SERVICE_DOWN, HEARTBEAT_PATH_BROKEN, INSUFFICIENT_EVIDENCE,
-                           ENGINE_LOST_DATABASE, LB_NO_TARGET})
+                           ENGINE_LOST_DATABASE, LB_NO_TARGET, INSUFFICIENT_FAILOVER_CAPACITY})
 # Notes on how a run planned, not what it found: never an event's code while another applies.
 INFO_CODES = frozenset({NO_FILTERS, FILTER_INPUT_UNKNOWN})
 
@@ -397,3 +399,27 @@ def recommendations_final(counts: dict) -> Reason:
     """How a settled event's recommendations ended: ``counts`` by final status ("2 succeeded, 1 failed")."""
     text = ", ".join("%d %s" % (n, status) for status, n in counts.items())
     return Reason(RECOMMENDATIONS_FINAL, text or "nothing to do", details=tuple(counts.items()))
+
+
+# Hosts an insufficient_failover_capacity message names (the details count them all).
+MAX_HOSTS_NAMED = 10
+
+
+def insufficient_failover_capacity(aggregate: str, tolerance: int, reserve: int, hosts_at_risk,
+                                   vms_without_target: int) -> Reason:
+    """HA could not absorb ``reserve`` host failures: ``tolerance`` is less (see ``planning.failover``).
+
+    ``hosts_at_risk``: the single hosts whose failure would leave ``vms_without_target``
+    evacuable VMs (summed over those hosts) without a target; empty when every single
+    host passes and only pairs break the reserve.
+    """
+    hosts = sorted(hosts_at_risk)
+    named = ", ".join(hosts[:MAX_HOSTS_NAMED]) + (" and %d more" % (len(hosts) - MAX_HOSTS_NAMED)
+                                                  if len(hosts) > MAX_HOSTS_NAMED else "")
+    where = ("host(s) %s would leave %d VM(s) without a target" % (named, vms_without_target) if hosts
+             else "some pair of hosts failing together would leave VMs without a target")
+    return Reason(INSUFFICIENT_FAILOVER_CAPACITY,
+                  "aggregate %s tolerates %d host failure(s), below its failover reserve of %d: %s"
+                  % (aggregate, tolerance, reserve, where),
+                  details=(("tolerance", tolerance), ("reserve", reserve), ("hosts_at_risk", len(hosts)),
+                           ("vms_without_target", vms_without_target)))

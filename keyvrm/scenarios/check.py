@@ -22,6 +22,7 @@ from keyvrm.scenarios import acts as scenario_acts
 from keyvrm.scenarios import expect as scenario_expect
 from keyvrm.scenarios import harness as scenario_harness
 from keyvrm.scenarios import invariants
+from keyvrm.scenarios import prediction
 from keyvrm.scenarios import scenario as scenario_mod
 from keyvrm.scenarios import timeline
 from keyvrm.simulator import report
@@ -40,6 +41,7 @@ class Result:
     outcomes: dict
     cycles: int
     wall_s: float
+    predictions: list = dataclasses.field(default_factory=list)  # prediction.Verdict of each host death
 
     @property
     def passed(self) -> bool:
@@ -74,6 +76,7 @@ def run(scen: scenario_mod.Scenario, workdir: str = None) -> Result:
 def _judged_run(scen, harness, began):
     start_hosts = {vm.id: vm.host for vm in harness.region.vms.values()}
     watch = invariants.Invariants(harness)
+    predict = prediction.PredictionWatch(harness)
     pending = list(scen.acts)
     done, problems, violations = [], [], []
     cycles = 0
@@ -86,10 +89,12 @@ def _judged_run(scen, harness, began):
             act = pending.pop(0)
             problems += _perform(scen, harness, act, done)
         watch.before_cycle()
+        predict.before_cycle()
         if not harness.cycle(CYCLE_TIMEOUT_S):
             problems.append("cycle %d did not finish within %d wall seconds" % (cycles, CYCLE_TIMEOUT_S))
             break
         violations += [(harness.elapsed_s, text) for text in watch.after_cycle()]
+        predict.after_cycle()
         harness.advance(scen.cycle_every_s)
     problems += ["operator: %s at %s never came due (the run ended at %s)"
                  % (act.describe(), timeline.clock_text(act.at_s), timeline.clock_text(harness.elapsed_s))
@@ -97,8 +102,12 @@ def _judged_run(scen, harness, began):
     problems += scenario_expect.Check(harness, scenario_mod.parse_duration_s, start_hosts).run(scen.expect)
     if scen.expectations:
         problems += report.unmet_expectations(report.summarize(harness.region), scen.expectations)
+    predicted = predict.verdicts()
+    problems += ["failover prediction: " + v.describe() for v in predicted if v.kept is False]
+    if scen.expect.get("failover_prediction_kept") and not any(v.kept for v in predicted):
+        problems.append("expect.failover_prediction_kept: no host death was compared")
     return Result(scen.name, problems, violations, timeline.render(harness, done, violations),
-                  outcomes(harness), cycles, time.monotonic() - began)
+                  outcomes(harness), cycles, time.monotonic() - began, predicted)
 
 
 def _perform(scen, harness, act, done):

@@ -11,7 +11,7 @@ Scenario key ``expect`` (every part optional)::
         - {action: evacuate, status: succeeded, source_host: cmp-00001, count: 3}   # ha_round,
       cycles:                  #   attempts, aggregate, reason_contains, by, after, count
         - {status: completed, reason_contains: "agg-001: [noop]"}
-      alerts:                  # kind fencing|recommendation|ha and payload fields (host, reason_code, ...)
+      alerts:                  # kind fencing|recommendation|ha|failover and payload fields (host, reason_code, ...)
         - {kind: fencing, host: cmp-00001}
       runs:                    # the reason codes of an aggregate's runs of a kind, oldest first:
         agg-001:               #   its event's, or the cycle outcome's when nothing was to do
@@ -26,6 +26,8 @@ Scenario key ``expect`` (every part optional)::
                                #   runs start side by side, on the driven clock in planned order)
       tiers_kept: true         # each host's evacuations were accepted tier by tier (evacuate_order
                                #   ascending, VMs without one last): none before a lower tier's
+      failover_prediction_kept: true   # a host_dies was compared with the failover analysis before it
+                               #   (a mismatch fails every scenario: keyvrm.scenarios.prediction)
       sweeps:                  # the engine's sweeps (when it begins to lead, then every 10 min):
         - {after: 5m, by: 12m, found: nothing lost, count: 1}   # found: text of what one did
       region: {hosts_by_state: {off: 1}}   # the bare region's expectations (see scenario)
@@ -77,7 +79,7 @@ def schema(duration) -> dict:
                                  ("cycles", _CYCLE_FIELDS, ())):
         matchers[key] = {"type": "array", "items": _matcher(fields, numbers, duration)}
     alert = {"type": "object", "required": ["kind"], "properties": {
-        "kind": {"enum": ["fencing", "recommendation", "ha"]}, "count": _COUNT}}
+        "kind": {"enum": ["fencing", "recommendation", "ha", "failover"]}, "count": _COUNT}}
     return {"type": "object", "additionalProperties": False, "properties": dict(
         matchers,
         alerts={"type": "array", "items": alert},
@@ -88,6 +90,7 @@ def schema(duration) -> dict:
         vms_moved=_COUNT,
         start_order_kept={"type": "boolean"},
         tiers_kept={"type": "boolean"},
+        failover_prediction_kept={"type": "boolean"},
         sweeps={"type": "array", "items": {"type": "object", "additionalProperties": False, "properties": {
             "found": _TEXT, "count": _COUNT, "by": duration, "after": duration}}},
         region={"type": "object"})}

@@ -52,7 +52,7 @@ def _migrated_database() -> str:
 
 @dataclasses.dataclass
 class Alert:
-    """One alert KeyVRM raised: ``kind`` ``fencing`` or ``recommendation``, its payload, when."""
+    """One alert KeyVRM raised: ``kind`` ``fencing``, ``recommendation``, ``ha`` or ``failover``, its payload, when."""
 
     kind: str
     payload: dict
@@ -81,6 +81,10 @@ class RecordingNotifier:
     def ha_warning(self, payload: dict) -> None:
         """Keep an HA warning alert (kind ``ha``, payload ``severity`` warning)."""
         self.alerts.append(Alert("ha", dict(payload, severity="warning"), self._clock.time()))
+
+    def failover_capacity(self, payload: dict) -> None:
+        """Keep a failover-capacity alert (kind ``failover``; ``cleared`` says whether it starts or ends)."""
+        self.alerts.append(Alert("failover", dict(payload), self._clock.time()))
 
 
 @dataclasses.dataclass

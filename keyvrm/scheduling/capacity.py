@@ -15,6 +15,7 @@ Placement API does) is not refused for pages and none are counted on it
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from typing import Optional
 
@@ -92,6 +93,34 @@ class Ledger:
         self._moved = {}
         self._page_sizes = {}
         self._headroom = {p: dict(h) for p, h in (project_headroom or {}).items()}
+        self._saved = None  # inside ``trial``: host name -> (state, its usage before the trial)
+
+    @contextlib.contextmanager
+    def trial(self):
+        """Undo, when the block ends, every move made inside it (plans of what-ifs on shared host states).
+
+        Each host state a move touches is saved before its first change and restored at
+        the end, with the ledger's own records, so one ledger serves many trial plans.
+        """
+        saved, moved, pages = {}, dict(self._moved), dict(self._page_sizes)
+        headroom = {p: dict(h) for p, h in self._headroom.items()}
+        self._saved = saved
+        try:
+            yield self
+        finally:
+            self._saved = None
+            for state, usage in saved.values():
+                state.restore_usage(usage)
+            self._moved, self._page_sizes, self._headroom = moved, pages, headroom
+
+    def _save(self, state) -> None:
+        if self._saved is not None and state.name not in self._saved:
+            self._saved[state.name] = (state, state.usage())
+
+    @property
+    def has_moves(self) -> bool:
+        """Whether a move is counted (host states differ from the snapshot's only then)."""
+        return bool(self._moved)
 
     def location(self, vm_id: str) -> Optional[str]:
         """Host on which the ledger counts ``vm_id`` now (None: counted nowhere)."""
@@ -135,6 +164,7 @@ class Ledger:
         elif source in self.hosts:
             self._release(vm, request, self.hosts[source])
         state = self.hosts[target]
+        self._save(state)
         state.used[m.VCPU] = state.used.get(m.VCPU, 0.0) + request.vcpus
         state.used[m.MEMORY_MB] = state.used.get(m.MEMORY_MB, 0.0) + request.ram_mb
         if request.wants_hugepages:
@@ -147,6 +177,7 @@ class Ledger:
         self._moved[vm.id] = target
 
     def _release(self, vm: m.VM, request: ResourceRequest, state) -> None:
+        self._save(state)
         state.used[m.VCPU] = state.used.get(m.VCPU, 0.0) - request.vcpus
         state.used[m.MEMORY_MB] = state.used.get(m.MEMORY_MB, 0.0) - request.ram_mb
         size_kb = self._page_sizes.pop(vm.id, None)

@@ -84,6 +84,15 @@ class HostState:
         """Raw (unsplit) values of one metadata key over this host's aggregates."""
         return [a.metadata[key] for a in self.aggregates if key in a.metadata]
 
+    def usage(self) -> tuple:
+        """A copy of what a plan changes on this host (for ``restore_usage``)."""
+        return (dict(self.used), dict(self.hugepages_free), set(self.instance_ids),
+                dict(self.group_counts))
+
+    def restore_usage(self, usage: tuple) -> None:
+        """Put back the usage ``usage`` copied."""
+        self.used, self.hugepages_free, self.instance_ids, self.group_counts = usage
+
     def add_instance(self, vm: m.VM) -> None:
         """Count ``vm`` as an instance of this host (and of its server group)."""
         self.instance_ids.add(vm.id)

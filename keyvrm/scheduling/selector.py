@@ -53,6 +53,13 @@ class UncheckedInputs:
                      for (check, what, why), (hosts, vms) in sorted(self._seen.items()))
 
 
+class DiscardedInputs(UncheckedInputs):
+    """Unchecked inputs nobody will read (trial plans): nothing is recorded."""
+
+    def record(self, check: str, what: str, why: str, host: str, vm_id: str) -> None:
+        """Record nothing."""
+
+
 def is_online(hypervisor: m.Hypervisor) -> bool:
     """The host's compute service is known and up (a target must be able to run a VM)."""
     return hypervisor.service is not None and hypervisor.service.is_up
@@ -116,7 +123,8 @@ class TargetSelector:
         for host_filter in self.filters:
             if not host_filter.host_passes(state, request):
                 return host_filter.name
-        self._record_unchecked(state, request)
+        if not isinstance(self.unchecked, DiscardedInputs):
+            self._record_unchecked(state, request)
         return None
 
     def _record_unchecked(self, state, request) -> None:

@@ -5,7 +5,9 @@ KeyVRM's engine and API acting on its simulated region; the safety invariants ar
 checked after every cycle and the file's ``expect`` at the end. A failure prints the
 problems and the run's timeline. ``keyvrm-sim check FILE`` runs one by hand.
 With ``KEYVRM_SCENARIO_DIGESTS=FILE`` each run appends ``name digest`` to FILE: two runs
-of the suite must write the same lines.
+of the suite must write the same lines. With ``KEYVRM_FAILOVER_PREDICTIONS=FILE`` each run
+appends one line per host death: whether the failover analysis before it predicted the
+VMs HA left behind (``keyvrm.scenarios.prediction``).
 """
 
 import os
@@ -42,6 +44,11 @@ class ScenarioItem(pytest.Item):
         if digests:
             with open(digests, "a", encoding="utf-8") as out:
                 out.write("%s %s\n" % (self.path.relative_to(self.session.config.rootpath), result.digest))
+        predictions = os.environ.get("KEYVRM_FAILOVER_PREDICTIONS")
+        if predictions:
+            with open(predictions, "a", encoding="utf-8") as out:
+                for verdict in result.predictions:
+                    out.write("%s %s\n" % (self.path.relative_to(self.session.config.rootpath), verdict.describe()))
         if not result.passed:
             raise ScenarioFailed(result.report())
 

@@ -28,6 +28,8 @@ CONFIG_FIELDS = {
     "lb_ceilings": CEILINGS,
     # Where image-backed disks live; null: undeclared, and HA does not run here.
     "storage_mode": {"type": ["string", "null"], "enum": list(settings.STORAGE_MODES) + [None]},
+    # Hosts whose failure HA must be able to absorb; 0: no reserve.
+    "ha_failover_reserve": {"type": "integer", "minimum": 0, "maximum": settings.MAX_FAILOVER_RESERVE},
 }
 assert set(CONFIG_FIELDS) == set(settings.AGGREGATE_CONFIG_FIELDS)
 

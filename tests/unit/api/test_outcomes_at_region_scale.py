@@ -61,6 +61,8 @@ def test_each_of_24_aggregates_on_240_hosts_shows_its_own_latest_outcome():
             elif kinds[name] == "lb":
                 assert "lb_too_early" in codes or "no_overload" in codes, (name, latest)
             else:
-                assert codes <= {"no_failure", "no_overload", "lb_too_early"} and codes, (name, latest)
+                # an HA aggregate that could not absorb a host failure says so (its own failover analysis)
+                assert codes <= {"no_failure", "no_overload", "lb_too_early", "insufficient_failover_capacity"} \
+                    and codes, (name, latest)
     finally:
         harness.close()

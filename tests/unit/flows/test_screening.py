@@ -1,10 +1,13 @@
 """Screening: quiet aggregates get their outcome without a persisted flow; acting ones get their flow."""
 
 from keyvrm.db import api as db_api
+from keyvrm.demo import embedded
 from keyvrm.flows import events
 from keyvrm.flows import master
+from keyvrm.flows import resources
 from keyvrm.planning import reasons
 from keyvrm.scenarios import expect
+from keyvrm.scenarios import harness
 from tests.unit.flows import regions
 
 HA_ON = {"marker": "HA+LB", "no_op_mode": False, "storage_mode": "shared"}
@@ -104,3 +107,22 @@ def test_an_aggregates_latest_outcome_is_its_own_from_the_newest_finished_cycle(
         (regions.HA_AGG, "HA", "no_failure"), (regions.HA_AGG, "LB", "no_overload")}
     assert [(o["kind"], o["reason_code"]) for o in theirs["outcomes"]] == [("NOOP", "no_marker")]
     assert db_api.latest_outcome(emb.db, "agg-unknown") is None
+
+
+def test_a_failover_shortfall_is_on_every_quiet_run_and_alerted_once_when_it_starts_and_once_when_it_clears(
+        make_region):
+    # the analysis searches single hosts only: the tolerance is 1, short of a reserve of 2
+    emb = make_region(flow_settings=resources.FlowSettings(executor=embedded.SIM_EXECUTOR, failover_max_k=1))
+    notifier = harness.RecordingNotifier(emb.clock)
+    emb.dispatcher.resources.notifier = notifier
+    emb.configure(app={"enabled": True}, aggregates={regions.HA_AGG: dict(HA_ON, ha_failover_reserve=2)})
+    for _ in range(3):
+        _cycle(emb)
+    emb.configure(aggregates={regions.HA_AGG: {"ha_failover_reserve": 1}})
+    for _ in range(2):
+        _cycle(emb)
+    assert expect.run_codes(emb.db, regions.HA_AGG, "HA") == [reasons.INSUFFICIENT_FAILOVER_CAPACITY] * 3 + [
+        "no_failure"] * 2
+    assert [(a.kind, a.payload["aggregate"], a.payload["cleared"], a.payload["tolerance"])
+            for a in notifier.alerts] == [("failover", regions.HA_AGG, False, 1), ("failover", regions.HA_AGG, True, 1)]
+    assert db_api.list_events(emb.db) == []

@@ -25,6 +25,7 @@ def test_new_aggregate_is_noop_with_spec_lb_defaults():
     assert config.lb_ceilings == {"cpu": 85.0, "ram": 95.0, "net": 90.0, "hugepages": None}
     assert config.lb_target_ceiling("cpu") == 75.0 and config.lb_target_ceiling("hugepages") is None
     assert not config.runs_ha and not config.runs_lb
+    assert config.ha_failover_reserve == 1
 
 
 @pytest.mark.parametrize("changes, field", [
@@ -70,6 +71,9 @@ def test_values_from_the_command_line_are_coerced():
     ({"lb_ceilings": {"net": 10}}, "lb_ceilings.net"),  # within the 10-point hysteresis
     ({"lb_ceilings": "[90]"}, "lb_ceilings"),
     ({"lb_target_max_load": 10, "lb_ceilings": {"cpu": 50}}, "lb_ceilings.cpu"),
+    ({"ha_failover_reserve": -1}, "ha_failover_reserve"),
+    ({"ha_failover_reserve": 3}, "ha_failover_reserve"),  # the analysis searches at most 2 hosts
+    ({"ha_failover_reserve": "one"}, "ha_failover_reserve"),
 ])
 def test_bad_aggregate_value_is_refused_naming_the_field(changes, field):
     current = settings.AggregateConfig("agg1")
@@ -112,3 +116,9 @@ def test_a_wider_hysteresis_that_swallows_a_ceiling_is_refused_naming_the_thresh
     with pytest.raises(exception.InvalidField) as caught:
         settings.validate_aggregate_config(current, {"lb_overload_threshold": 100})
     assert caught.value.field == "lb_overload_threshold"
+
+
+def test_failover_reserve_from_the_command_line_is_coerced_and_zero_turns_it_off():
+    current = settings.AggregateConfig("agg1")
+    assert settings.validate_aggregate_config(current, {"ha_failover_reserve": "2"}).ha_failover_reserve == 2
+    assert settings.validate_aggregate_config(current, {"ha_failover_reserve": 0}).ha_failover_reserve == 0

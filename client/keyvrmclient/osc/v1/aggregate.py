@@ -89,6 +89,10 @@ class SetAggregate(command.ShowOne):
                             help="Where image-backed VM disks live: shared (Ceph RBD, NFS: evacuation keeps "
                                  "them), local (evacuation would rebuild them from the image) or none "
                                  "(undeclared: HA does not run here).")
+        parser.add_argument("--failover-reserve", dest="ha_failover_reserve", type=int, metavar="<hosts>",
+                            help="HA aggregates: how many hosts may fail with every evacuable VM still "
+                                 "finding a target (0-2; 0: no reserve). Below it, each cycle warns "
+                                 "insufficient_failover_capacity.")
         parser.add_argument("--lb-period", type=int, metavar="<s>")
         parser.add_argument("--lb-overload-threshold", type=float, metavar="<pct>")
         parser.add_argument("--lb-target-max-load", type=float, metavar="<pct>")
@@ -103,7 +107,8 @@ class SetAggregate(command.ShowOne):
 
     def take_action(self, parsed_args):
         changes = {f: getattr(parsed_args, f) for f in ("marker", "no_op_mode", "no_op_reason", "lb_period",
-                                                        "lb_overload_threshold", "lb_target_max_load")
+                                                        "lb_overload_threshold", "lb_target_max_load",
+                                                        "ha_failover_reserve")
                    if getattr(parsed_args, f) is not None}
         if parsed_args.storage_mode is not None:
             changes["storage_mode"] = None if parsed_args.storage_mode == "none" else parsed_args.storage_mode

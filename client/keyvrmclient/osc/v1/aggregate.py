@@ -1,4 +1,4 @@
-"""`openstack keyvrm aggregate list|show|set|load|what-if`."""
+"""`openstack keyvrm aggregate list|show|set|load|what-if|failover`."""
 
 from osc_lib.command import command
 
@@ -175,4 +175,46 @@ class WhatIfAggregate(command.Lister):
         if not found["ha_runs"]:
             why = found["ha_not_run"]["message"]
             self.app.stdout.write("\nHA does not run on %s now: %s\n" % (found["aggregate"], why))
+        return 0
+
+
+AT_RISK_COLUMNS = ("Failed hosts", "VM", "Code", "Rejected by")
+
+
+class FailoverAggregate(command.Lister):
+    """Show whether the aggregate can absorb host failures now: its tolerance against its reserve.
+
+    The tolerance is how many hosts may fail together with every evacuable VM placed
+    (planned now with HA's own planner, up to ``[ha] failover_max_k``). The table lists,
+    for each host (or pair) whose failure would leave VMs without a target, those VMs and
+    the check that rejected each candidate host. ``-f json`` / ``-f yaml`` give the API's
+    answer as it is.
+    """
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument("name", metavar="<aggregate>")
+        return parser
+
+    def take_action(self, parsed_args):
+        self.failover = common.call(common.client(self).aggregate_failover, parsed_args.name)
+        return AT_RISK_COLUMNS, [(" ".join(risk["hosts"]), e["vm_id"], e["code"], event.rejections(e))
+                                 for risk in self.failover["at_risk"] for e in risk["vms_without_target"]]
+
+    def produce_output(self, parsed_args, column_names, data):
+        found = self.failover
+        if parsed_args.formatter in ("json", "yaml"):
+            names = tuple(sorted(found))
+            self.formatter.emit_one(names, tuple(found[n] for n in names), self.app.stdout, parsed_args)
+            return 0
+        bound = "" if found["exact"] else " (an upper bound: k = 2 searched among the worst hosts' pairs)"
+        verdict = "BELOW its reserve" if found["below_reserve"] else "within its reserve"
+        self.app.stdout.write("%s tolerates %d host failure(s) of %d hosts%s; reserve %d: %s (snapshot %d)\n"
+                              % (found["aggregate"], found["tolerance"], found["hosts"], bound,
+                                 found["reserve"], verdict, found["snapshot_id"]))
+        if data:
+            super().produce_output(parsed_args, column_names, data)
+        if not found["ha_runs"]:
+            self.app.stdout.write("HA does not run on %s now: %s\n" % (found["aggregate"],
+                                                                       found["ha_not_run"]["message"]))
         return 0

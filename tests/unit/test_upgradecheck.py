@@ -133,8 +133,8 @@ def test_an_ha_aggregate_the_last_cycle_found_short_of_its_reserve_warns_until_i
     conf, db = ready
     _ha_aggregate(db, storage_mode="shared", ha_failover_reserve=1)
     assert verdicts(checks(conf))["Failover reserve of HA aggregates"] == (Code.SUCCESS, None)
-    db_api.set_failover_short(db, "agg-ha", True)
+    db_api.set_failover(db, "agg-ha", True, 0)
     code, details = verdicts(checks(conf))["Failover reserve of HA aggregates"]
     assert code == Code.WARNING and details.startswith("aggregates agg-ha (reserve 1) cannot absorb")
-    db_api.set_failover_short(db, "agg-ha", False)
+    db_api.set_failover(db, "agg-ha", False, 1)
     assert verdicts(checks(conf))["Failover reserve of HA aggregates"] == (Code.SUCCESS, None)

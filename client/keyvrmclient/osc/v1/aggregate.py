@@ -6,7 +6,7 @@ from keyvrmclient.osc.v1 import common
 from keyvrmclient.osc.v1 import event
 from keyvrmclient.osc.v1 import reasons
 
-LIST_COLUMNS = ("name", "availability_zone", "marker", "no_op_mode", "no_op_reason", "last_event_state")
+LIST_COLUMNS = ("name", "availability_zone", "marker", "no_op_mode", "no_op_reason", "last_event_state", "failover")
 LOAD_COLUMNS = ("host", "cpu", "ram", "net", "syn_score", "overloaded", "causes", "missing", "vm_count")
 MOVE_COLUMNS = ("step", "tier", "vm_id", "name", "source", "target", "evacuate_order", "round")
 STAY_COLUMNS = ("vm_id", "host", "code", "why")
@@ -28,7 +28,11 @@ def _ceiling(text):
 
 
 class ListAggregates(command.Lister):
-    """List aggregates with marker, NOOP and the state of their last event."""
+    """List aggregates with marker, NOOP, the state of their last event and their failover capacity.
+
+    ``failover`` is ``tolerance/reserve`` as the last cycle found it (searched up to the
+    reserve), ``SHORT`` when below it; empty for an aggregate not analysed.
+    """
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
@@ -41,7 +45,16 @@ class ListAggregates(command.Lister):
         items = common.call(common.client(self).list_aggregates, availability_zone=parsed_args.availability_zone,
                             include_deleted=parsed_args.include_deleted or None, limit=parsed_args.limit,
                             marker=parsed_args.marker)
-        return common.rows(items, LIST_COLUMNS)
+        return common.rows([dict(item, failover=failover_cell(item)) for item in items], LIST_COLUMNS)
+
+
+def failover_cell(aggregate):
+    """``tolerance/reserve`` the last cycle found, ``SHORT`` when below; empty when not analysed (or API < 1.4)."""
+    tolerance = aggregate.get("failover_tolerance")
+    if tolerance is None:
+        return ""
+    cell = "%d/%d" % (tolerance, aggregate["ha_failover_reserve"])
+    return cell + " SHORT" if aggregate.get("failover_short") else cell
 
 
 class ShowAggregate(common.ShowById):

@@ -9,6 +9,8 @@ Checks, each Success, Warning or Failure with what to do:
 * **Fencing for HA aggregates**: when any aggregate runs HA, at least one fencer is
   enabled in the business config (``ha_fence_bmc``, ``ha_fence_ceph``, ``ha_fence_nova``).
 * **Storage mode of HA aggregates** is declared (HA waits on an undeclared one).
+* **Failover reserve of HA aggregates**: the last cycle found none whose failover
+  tolerance is below its ``ha_failover_reserve`` (a warning names those that are).
 * **Metrics source** and **heartbeat source** answer (``[metrics]``, ``[heartbeat]``).
 """
 
@@ -118,6 +120,19 @@ class Checks(upgradecheck.UpgradeCommands):
                                         % ", ".join(undeclared))
         return Result(Code.SUCCESS, None)
 
+    def _failover_reserves(self):
+        if not self._schema_is_current():
+            return self._not_checked()
+        short = sorted((record.config.name, record.config.ha_failover_reserve)
+                       for record in db_api.list_aggregates(self.db)
+                       if record.config.runs_ha and record.failover_short)
+        if short:
+            return Result(Code.WARNING, "aggregates %s cannot absorb as many host failures as their failover "
+                                        "reserve asks: HA would leave VMs without a target (openstack keyvrm "
+                                        "aggregate failover NAME shows which)"
+                          % ", ".join("%s (reserve %d)" % found for found in short))
+        return Result(Code.SUCCESS, None)
+
     @staticmethod
     def _source(what, read, empty):
         """Failure if ``read`` raises, ``empty`` (a warning) if it finds no hypervisor, else how many."""
@@ -145,6 +160,7 @@ class Checks(upgradecheck.UpgradeCommands):
         ("No other automatic evacuation or balancing", _rivals),
         ("Fencing for HA aggregates", _fencers),
         ("Storage mode of HA aggregates", _storage_modes),
+        ("Failover reserve of HA aggregates", _failover_reserves),
         ("Metrics source", _metrics_source),
         ("Heartbeat source", _heartbeat_source),
         ("Policy file in YAML", _policy_file),

@@ -22,9 +22,10 @@ API_VERSION = "1"
 VERSION_HEADER = "OpenStack-API-Version"
 # The microversions whose responses this client reads, oldest first (the server's
 # keyvrm/api/rest_api_version_history.rst says what each changed).
-KNOWN_VERSIONS = ("1.0", "1.1", "1.2", "1.3")
+KNOWN_VERSIONS = ("1.0", "1.1", "1.2", "1.3", "1.4")
 REASON_LIST = "1.1"  # events' and cycle outcomes' reasons as entries (reasons, more_reasons), not text
 WHAT_IF = "1.3"  # POST /v1/aggregates/{name}/what-if
+FAILOVER = "1.4"  # GET /v1/aggregates/{name}/failover
 _VERSION = re.compile(r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)")
 
 
@@ -165,6 +166,13 @@ class Client:
                               " speaks %s to this server" % (WHAT_IF, self.api_version))
         return self._request("POST", "/aggregates/%s/what-if" % urllib.parse.quote(name, safe=""),
                              json={"fail": list(fail)})["what_if"]
+
+    def aggregate_failover(self, name):
+        """The aggregate's failover tolerance against its reserve, planned now (API 1.4)."""
+        if version_tuple(self.api_version) < version_tuple(FAILOVER):
+            raise ClientError(406, "microversion_not_acceptable", "failover needs microversion %s; this client"
+                              " speaks %s to this server" % (FAILOVER, self.api_version))
+        return self._request("GET", "/aggregates/%s/failover" % urllib.parse.quote(name, safe=""))["failover"]
 
     def update_aggregate(self, name, **changes):
         return self._request("PATCH", "/aggregates/%s" % urllib.parse.quote(name, safe=""),

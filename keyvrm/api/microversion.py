@@ -27,6 +27,7 @@ VERSIONS = (
     "1.1",  # events' and cycle outcomes' reasons as a list of entries (reasons, more_reasons), not text
     "1.2",  # every aggregate's outcome in a cycle (kind NOOP); an aggregate's own latest_outcome
     "1.3",  # POST /v1/aggregates/{name}/what-if: the plan HA would make now if given hosts died
+    "1.4",  # GET /v1/aggregates/{name}/failover: the aggregate's failover tolerance against its reserve
 )
 
 _NUMBER = re.compile(r"(0|[1-9][0-9]{0,5})\.(0|[1-9][0-9]{0,5})")
@@ -57,6 +58,7 @@ MAX_VERSION = parse(VERSIONS[-1])
 REASON_LIST = parse("1.1")
 OUTCOMES_OF_EVERY_AGGREGATE = parse("1.2")
 WHAT_IF = parse("1.3")
+FAILOVER = parse("1.4")
 
 
 def _asked(value):

@@ -7,6 +7,7 @@ import webob.exc
 from keyvrm.api import call as api_call
 from keyvrm.api import errors
 from keyvrm.api.handlers import aggregate
+from keyvrm.api.handlers import aggregate_failover
 from keyvrm.api.handlers import aggregate_load
 from keyvrm.api.handlers import aggregate_what_if
 from keyvrm.api.handlers import availability_zone
@@ -27,8 +28,8 @@ from keyvrm.api import serialize
 from keyvrm.api import validation
 from keyvrm import exception
 
-HANDLER_MODULES = (root, config, availability_zone, aggregate, aggregate_load, aggregate_what_if, event,
-                   recommendation, operation, vm, hypervisor, snapshot, cycle)
+HANDLER_MODULES = (root, config, availability_zone, aggregate, aggregate_load, aggregate_what_if,
+                   aggregate_failover, event, recommendation, operation, vm, hypervisor, snapshot, cycle)
 JSON_TYPES = ("application/json", "application/merge-patch+json")
 
 

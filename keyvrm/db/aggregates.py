@@ -1,6 +1,7 @@
 """Host aggregates KeyVRM knows: their business config, their sync with Nova, and their API summaries."""
 
 import dataclasses
+from typing import Optional
 
 import sqlalchemy as sa
 
@@ -45,6 +46,7 @@ class AggregateRecord:
     availability_zone: str
     deleted: bool
     failover_short: bool = False  # the last cycle found its failover tolerance below its reserve
+    failover_tolerance: Optional[int] = None  # that tolerance, searched up to the reserve (None: not analysed)
 
 
 def list_aggregates(db, availability_zone=None, include_deleted=False):
@@ -56,7 +58,7 @@ def list_aggregates(db, availability_zone=None, include_deleted=False):
         query = query.where(models.AggregateConfig.deleted.is_(False))
     with db.reader() as session:
         return [AggregateRecord(_aggregate_config_from_row(r), r.nova_id, r.availability_zone,
-                                r.deleted, r.failover_short)
+                                r.deleted, r.failover_short, r.failover_tolerance)
                 for r in session.execute(query).scalars()]
 
 
@@ -84,18 +86,21 @@ def update_aggregate_config(db, name, changes, changed_by, request_id=None):
         return after
 
 
-def set_failover_short(db, name, short: bool) -> bool:
-    """Record whether the aggregate's failover tolerance is below its reserve; True if that changed.
+def set_failover(db, name, short: bool, tolerance: Optional[int]) -> bool:
+    """Record the aggregate's failover tolerance and whether it is below the reserve; True if ``short`` changed.
 
-    One conditional UPDATE: of two cycles (or a re-run) that see the same change, only
-    one is told it changed, so the alert of a start or a clear is sent once.
+    One conditional UPDATE per change: of two cycles (or a re-run) that see the same change
+    of ``short``, only one is told it changed, so the alert of a start or a clear is sent once.
     """
+    row = models.AggregateConfig
     with db.writer() as session:
-        result = session.execute(
-            sa.update(models.AggregateConfig)
-            .where(models.AggregateConfig.name == name, models.AggregateConfig.failover_short != short)
-            .values(failover_short=short))
-        return result.rowcount == 1
+        changed = session.execute(
+            sa.update(row).where(row.name == name, row.failover_short != short)
+            .values(failover_short=short, failover_tolerance=tolerance)).rowcount == 1
+        if not changed:
+            session.execute(sa.update(row).where(row.name == name, row.failover_tolerance.is_distinct_from(tolerance))
+                            .values(failover_tolerance=tolerance))
+        return changed
 
 
 @dataclasses.dataclass(frozen=True)
@@ -154,7 +159,8 @@ def _last_events(session, names):
 def _aggregate_dict(row, last_event):
     values = dataclasses.asdict(_aggregate_config_from_row(row))
     values.update(nova_id=row.nova_id, availability_zone=row.availability_zone, deleted=row.deleted,
-                  created_at=row.created_at, updated_at=row.updated_at, last_event=last_event)
+                  created_at=row.created_at, updated_at=row.updated_at, last_event=last_event,
+                  failover_short=row.failover_short, failover_tolerance=row.failover_tolerance)
     return values
 
 

@@ -97,6 +97,8 @@ class AggregateConfig(Base):
     ha_failover_reserve = sa.Column(sa.Integer, nullable=False, default=1)
     # engine-written: whether the last cycle found the tolerance below the reserve (alerts on change)
     failover_short = sa.Column(sa.Boolean, nullable=False, default=False)
+    # engine-written: the tolerance the last cycle found, searched up to the reserve (NULL: not analysed)
+    failover_tolerance = sa.Column(sa.Integer)
     deleted = sa.Column(sa.Boolean, nullable=False, default=False)
     deleted_at = sa.Column(sa.DateTime)
     created_at = sa.Column(sa.DateTime, nullable=False, default=now_of)

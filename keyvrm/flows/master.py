@@ -241,7 +241,9 @@ class DispatchAggregates(steps.FlowTask):
                                       cache=res.failover_cache)
         warning = None if analysis is None else failover.shortfall(analysis, agg.ha_failover_reserve)
         short = warning is not None
-        if short != record.failover_short and db_api.set_failover_short(res.db, agg.name, short):
+        tolerance = None if analysis is None else analysis.tolerance
+        if ((short, tolerance) != (record.failover_short, record.failover_tolerance)
+                and db_api.set_failover(res.db, agg.name, short, tolerance)):
             LOG.info("aggregate %s: failover capacity %s", agg.name, "below its reserve" if short else "restored")
             if res.notifier is not None:
                 res.notifier.failover_capacity(failover_payload(

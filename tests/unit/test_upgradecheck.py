@@ -127,3 +127,14 @@ def test_the_command_prints_the_table_and_exits_with_the_worst_code(tmp_path, ca
     assert code == Code.FAILURE
     assert "Check: Database schema" in printed and "Result: Failure" in printed
     assert "Check: Metrics source" in printed
+
+
+def test_an_ha_aggregate_the_last_cycle_found_short_of_its_reserve_warns_until_it_is_not(ready):
+    conf, db = ready
+    _ha_aggregate(db, storage_mode="shared", ha_failover_reserve=1)
+    assert verdicts(checks(conf))["Failover reserve of HA aggregates"] == (Code.SUCCESS, None)
+    db_api.set_failover(db, "agg-ha", True, 0)
+    code, details = verdicts(checks(conf))["Failover reserve of HA aggregates"]
+    assert code == Code.WARNING and details.startswith("aggregates agg-ha (reserve 1) cannot absorb")
+    db_api.set_failover(db, "agg-ha", False, 1)
+    assert verdicts(checks(conf))["Failover reserve of HA aggregates"] == (Code.SUCCESS, None)

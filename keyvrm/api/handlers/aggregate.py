@@ -13,7 +13,13 @@ DELETED = route.Param("include_deleted", {"type": "boolean"}, "Also list aggrega
 
 
 def _render(values, version):
-    """An aggregate as served at ``version``: its events' reasons shown for that version."""
+    """An aggregate as served at ``version``: its events' reasons shown for that version.
+
+    From 1.4 its failover tolerance the last cycle found and whether it is below the reserve.
+    """
+    if version < microversion.FAILOVER:
+        values.pop("failover_short", None)
+        values.pop("failover_tolerance", None)
     last = values.get("last_event")
     values["last_event_state"] = last["state"] if last else None
     for key in ("last_event", "current_event"):

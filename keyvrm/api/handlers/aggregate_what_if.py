@@ -26,7 +26,8 @@ HA_MARKERS = ("HA", "HA+LB")
 NOTE_CODES = frozenset((reasons.NO_FILTERS, reasons.FILTER_INPUT_UNKNOWN))  # about the plan, not a host
 
 
-def _check_marker(agg_config):
+def check_marker(agg_config):
+    """Raise ``InvalidField`` ("name") unless the aggregate is marked HA or HA+LB."""
     if agg_config.marker not in HA_MARKERS:
         raise exception.InvalidField("name", "aggregate %s is marked %s: HA plans only for aggregates marked HA"
                                      " or HA+LB" % (agg_config.name, agg_config.marker or "nothing"))
@@ -61,7 +62,7 @@ def plan_what_if(call, name):
     """The plan HA would make now if the hosts in ``fail`` died; changes nothing."""
     db = call.db
     agg_config = db_api.get_aggregate_config(db, name)
-    _check_marker(agg_config)
+    check_marker(agg_config)
     asked = list(call.body["fail"])
     snapshot_id = db_api.newest_region_snapshot_id(db)
     if snapshot_id is None:

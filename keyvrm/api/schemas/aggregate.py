@@ -35,12 +35,20 @@ assert set(CONFIG_FIELDS) == set(settings.AGGREGATE_CONFIG_FIELDS)
 
 
 def _item_fields(version):
-    """An aggregate's fields at ``version`` (its newest event's reasons differ by version)."""
-    return dict(CONFIG_FIELDS, name=common.STRING, nova_id=common.OPT_INTEGER,
-                availability_zone=common.OPT_STRING, deleted=common.BOOLEAN,
-                created_at=common.TIMESTAMP, updated_at=common.TIMESTAMP,
-                last_event=event.optional_event_item(version),
-                last_event_state={"type": ["string", "null"]})
+    """An aggregate's fields at ``version`` (its newest event's reasons differ by version; 1.4 adds failover)."""
+    fields = dict(CONFIG_FIELDS, name=common.STRING, nova_id=common.OPT_INTEGER,
+                  availability_zone=common.OPT_STRING, deleted=common.BOOLEAN,
+                  created_at=common.TIMESTAMP, updated_at=common.TIMESTAMP,
+                  last_event=event.optional_event_item(version),
+                  last_event_state={"type": ["string", "null"]})
+    if version >= microversion.FAILOVER:
+        fields.update(
+            failover_tolerance=dict(common.OPT_INTEGER, description="how many host failures the last cycle found"
+                                    " the aggregate absorbs, searched up to its reserve (so equal to the reserve"
+                                    " when met); null: not analysed (no HA, or a reserve of 0)"),
+            failover_short=dict(common.BOOLEAN, description="the last cycle found the tolerance below"
+                                " ha_failover_reserve (it warned insufficient_failover_capacity)"))
+    return fields
 
 
 AGGREGATES = reason.versioned(lambda version: common.collection("aggregates", common.obj(_item_fields(version))))

@@ -33,6 +33,7 @@ MATRIX = {
     ("GET", "/v1/aggregates/{name}/load"): "reader",
     ("PATCH", "/v1/aggregates/{name}"): "admin",
     ("POST", "/v1/aggregates/{name}/what-if"): "reader",
+    ("GET", "/v1/aggregates/{name}/failover"): "reader",
     ("GET", "/v1/events"): "reader",
     ("GET", "/v1/events/{event_id}"): "reader",
     ("GET", "/v1/recommendations"): "reader",

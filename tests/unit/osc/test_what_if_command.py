@@ -1,4 +1,4 @@
-"""`openstack keyvrm aggregate what-if AGG --fail HOST`: the real shell and client against a served API.
+"""`openstack keyvrm aggregate what-if AGG --fail HOST` and `aggregate failover AGG`: the real shell and client.
 
 The command runs in this process through python-openstackclient's own shell, with the
 command registered by hand: the shared test environment's installed entry points may
@@ -38,10 +38,11 @@ def served(tmp_path_factory):
     sqlite_db.dispose()
 
 
-def _openstack(server, capsys, *args):
+def _openstack(server, capsys, *args, command="what-if"):
     app = shell.OpenStackShell()
     app.command_manager.add_command("keyvrm aggregate what-if", aggregate.WhatIfAggregate)
-    code = app.run(["--os-auth-type", "none", "--os-endpoint", server.url, "keyvrm", "aggregate", "what-if",
+    app.command_manager.add_command("keyvrm aggregate failover", aggregate.FailoverAggregate)
+    code = app.run(["--os-auth-type", "none", "--os-endpoint", server.url, "keyvrm", "aggregate", command,
                     *args])
     out = capsys.readouterr()
     assert code == 0, out.err
@@ -75,3 +76,17 @@ def test_what_if_as_json_is_the_api_answer(served, capsys):
     assert [m["vm_id"] for m in first["moves"]] == ["first"] and first["moves"][0]["step"] == 1
     assert [e["vm_id"] for e in first["no_target"]] == ["big"]
     assert second["end_state"] == "maintenance" and second["moves"][0]["target"] in ("h3", "h4")
+
+
+def test_failover_prints_the_verdict_then_each_vm_at_risk_with_the_checks_that_refused_it(served, capsys):
+    first, table = _openstack(served, capsys, "agg-a", command="failover").split("\n", 1)
+    assert first.startswith("agg-a tolerates 0 host failure(s) of 4 hosts; reserve 1: BELOW its reserve")
+    assert _cells(table) == [list(aggregate.AT_RISK_COLUMNS),
+                             ["h1", "big", "ram_depleted", "h2 ram_depleted, h3 ram_depleted, h4 ram_depleted"]]
+
+
+def test_failover_as_json_is_the_api_answer(served, capsys):
+    found = json.loads(_openstack(served, capsys, "agg-a", "-f", "json", command="failover"))
+    assert (found["tolerance"], found["reserve"], found["below_reserve"], found["hosts"]) == (0, 1, True, 4)
+    assert [(risk["hosts"], [e["vm_id"] for e in risk["vms_without_target"]]) for risk in found["at_risk"]] == [
+        (["h1"], ["big"])]

@@ -1,4 +1,4 @@
-"""`openstack keyvrm aggregate list|show|set|load|what-if`."""
+"""`openstack keyvrm aggregate list|show|set|load|what-if|failover`."""
 
 from osc_lib.command import command
 
@@ -6,7 +6,7 @@ from keyvrmclient.osc.v1 import common
 from keyvrmclient.osc.v1 import event
 from keyvrmclient.osc.v1 import reasons
 
-LIST_COLUMNS = ("name", "availability_zone", "marker", "no_op_mode", "no_op_reason", "last_event_state")
+LIST_COLUMNS = ("name", "availability_zone", "marker", "no_op_mode", "no_op_reason", "last_event_state", "failover")
 LOAD_COLUMNS = ("host", "cpu", "ram", "net", "syn_score", "overloaded", "causes", "missing", "vm_count")
 MOVE_COLUMNS = ("step", "tier", "vm_id", "name", "source", "target", "evacuate_order", "round")
 STAY_COLUMNS = ("vm_id", "host", "code", "why")
@@ -28,7 +28,11 @@ def _ceiling(text):
 
 
 class ListAggregates(command.Lister):
-    """List aggregates with marker, NOOP and the state of their last event."""
+    """List aggregates with marker, NOOP, the state of their last event and their failover capacity.
+
+    ``failover`` is ``tolerance/reserve`` as the last cycle found it (searched up to the
+    reserve), ``SHORT`` when below it; empty for an aggregate not analysed.
+    """
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
@@ -41,7 +45,16 @@ class ListAggregates(command.Lister):
         items = common.call(common.client(self).list_aggregates, availability_zone=parsed_args.availability_zone,
                             include_deleted=parsed_args.include_deleted or None, limit=parsed_args.limit,
                             marker=parsed_args.marker)
-        return common.rows(items, LIST_COLUMNS)
+        return common.rows([dict(item, failover=failover_cell(item)) for item in items], LIST_COLUMNS)
+
+
+def failover_cell(aggregate):
+    """``tolerance/reserve`` the last cycle found, ``SHORT`` when below; empty when not analysed (or API < 1.4)."""
+    tolerance = aggregate.get("failover_tolerance")
+    if tolerance is None:
+        return ""
+    cell = "%d/%d" % (tolerance, aggregate["ha_failover_reserve"])
+    return cell + " SHORT" if aggregate.get("failover_short") else cell
 
 
 class ShowAggregate(common.ShowById):
@@ -175,4 +188,46 @@ class WhatIfAggregate(command.Lister):
         if not found["ha_runs"]:
             why = found["ha_not_run"]["message"]
             self.app.stdout.write("\nHA does not run on %s now: %s\n" % (found["aggregate"], why))
+        return 0
+
+
+AT_RISK_COLUMNS = ("Failed hosts", "VM", "Code", "Rejected by")
+
+
+class FailoverAggregate(command.Lister):
+    """Show whether the aggregate can absorb host failures now: its tolerance against its reserve.
+
+    The tolerance is how many hosts may fail together with every evacuable VM placed
+    (planned now with HA's own planner, up to ``[ha] failover_max_k``). The table lists,
+    for each host (or pair) whose failure would leave VMs without a target, those VMs and
+    the check that rejected each candidate host. ``-f json`` / ``-f yaml`` give the API's
+    answer as it is.
+    """
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument("name", metavar="<aggregate>")
+        return parser
+
+    def take_action(self, parsed_args):
+        self.failover = common.call(common.client(self).aggregate_failover, parsed_args.name)
+        return AT_RISK_COLUMNS, [(" ".join(risk["hosts"]), e["vm_id"], e["code"], event.rejections(e))
+                                 for risk in self.failover["at_risk"] for e in risk["vms_without_target"]]
+
+    def produce_output(self, parsed_args, column_names, data):
+        found = self.failover
+        if parsed_args.formatter in ("json", "yaml"):
+            names = tuple(sorted(found))
+            self.formatter.emit_one(names, tuple(found[n] for n in names), self.app.stdout, parsed_args)
+            return 0
+        bound = "" if found["exact"] else " (an upper bound: k = 2 searched among the worst hosts' pairs)"
+        verdict = "BELOW its reserve" if found["below_reserve"] else "within its reserve"
+        self.app.stdout.write("%s tolerates %d host failure(s) of %d hosts%s; reserve %d: %s (snapshot %d)\n"
+                              % (found["aggregate"], found["tolerance"], found["hosts"], bound,
+                                 found["reserve"], verdict, found["snapshot_id"]))
+        if data:
+            super().produce_output(parsed_args, column_names, data)
+        if not found["ha_runs"]:
+            self.app.stdout.write("HA does not run on %s now: %s\n" % (found["aggregate"],
+                                                                       found["ha_not_run"]["message"]))
         return 0

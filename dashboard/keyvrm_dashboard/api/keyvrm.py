@@ -15,8 +15,9 @@ from keyvrm_dashboard import reasons
 ClientError = v1.ClientError
 SERVICE_TYPE = v1.SERVICE_TYPE
 # The microversion the panels are written for: every page reads the shapes of this version
-# (1.2: reasons as lists, which ``reasons`` renders as text; an aggregate's own latest outcome).
-API_VERSION = "1.2"
+# (1.2: reasons as lists, which ``reasons`` renders as text; an aggregate's own latest outcome;
+# 1.4: an aggregate's failover tolerance and whether it is below its reserve).
+API_VERSION = "1.4"
 LB_KEYS = ("cpu", "ram", "net", "hugepages")
 
 

@@ -1,4 +1,4 @@
-"""The Edit configuration form of an aggregate: marker, NOOP and reason, storage mode, LB settings."""
+"""The Edit configuration form of an aggregate: marker, NOOP and reason, storage mode, failover reserve, LB."""
 
 from django.utils.translation import gettext_lazy as _
 from horizon import forms
@@ -22,7 +22,8 @@ def ceiling_field(key):
 def initial_of(aggregate):
     """The form's initial values from the API's aggregate."""
     initial = {name: aggregate.get(name) for name in (
-        'marker', 'no_op_mode', 'no_op_reason', 'lb_period', 'lb_overload_threshold', 'lb_target_max_load')}
+        'marker', 'no_op_mode', 'no_op_reason', 'ha_failover_reserve', 'lb_period', 'lb_overload_threshold',
+        'lb_target_max_load')}
     initial['name'] = aggregate['name']
     initial['storage_mode'] = aggregate.get('storage_mode') or ''
     for key in keyvrm.LB_KEYS:
@@ -38,6 +39,10 @@ class EditAggregateForm(forms.SelfHandlingForm):
     no_op_reason = forms.CharField(label=_("NOOP reason"), required=False, widget=forms.Textarea(attrs={'rows': 2}),
                                    help_text=_("Required when NOOP is on (e.g. the maintenance ticket)."))
     storage_mode = forms.ChoiceField(label=_("Storage mode"), choices=STORAGE_CHOICES, required=False)
+    ha_failover_reserve = forms.IntegerField(
+        label=_("Failover reserve (hosts)"), min_value=0, max_value=2,
+        help_text=_("How many host failures HA must be able to absorb; below it each cycle warns"
+                    " insufficient_failover_capacity. 0: no reserve."))
     lb_period = forms.IntegerField(label=_("LB period (s)"), min_value=0)
     lb_overload_threshold = forms.FloatField(label=_("Overload threshold (% syn_score)"), min_value=0,
                                              max_value=100)
@@ -63,8 +68,8 @@ class EditAggregateForm(forms.SelfHandlingForm):
         """The API PATCH body: the fields the operator changed (NOOP on always carries its reason)."""
         changed = set(self.changed_data)
         body = {}
-        for name in ('marker', 'no_op_mode', 'no_op_reason', 'lb_period', 'lb_overload_threshold',
-                     'lb_target_max_load'):
+        for name in ('marker', 'no_op_mode', 'no_op_reason', 'ha_failover_reserve', 'lb_period',
+                     'lb_overload_threshold', 'lb_target_max_load'):
             if name in changed:
                 body[name] = data[name]
         if 'storage_mode' in changed:

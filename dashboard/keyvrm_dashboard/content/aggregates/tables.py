@@ -14,6 +14,15 @@ def yes_no(value):
     return _("Yes") if value else _("No")
 
 
+def failover_of(datum):
+    """``tolerance/reserve`` the last cycle found, with "below reserve" when short; '' when not analysed."""
+    tolerance = datum.get('failover_tolerance')
+    if tolerance is None:
+        return ''
+    shown = '%d/%d' % (tolerance, datum.get('ha_failover_reserve', 0))
+    return _("%s (below reserve)") % shown if datum.get('failover_short') else shown
+
+
 def aggregate_url(datum):
     return reverse('horizon:admin:keyvrm_aggregates:detail', args=[datum['name']])
 
@@ -43,6 +52,9 @@ class AggregatesTable(tables.DataTable):
     last_state = tables.Column('last_event_state', verbose_name=_("Last event state"), status=True,
                                status_choices=states.EVENT_STATE_COLOURS, empty_value=_("(none)"))
     last_outcome = tables.WrappingColumn('last_outcome', verbose_name=_("Last outcome"))
+    failover = tables.Column(failover_of, verbose_name=_("Failover tolerance/reserve"), empty_value='',
+                             help_text=_("How many host failures the last cycle found HA absorbs, against the"
+                                         " aggregate's failover reserve"))
     hosts = tables.WrappingColumn('hosts', verbose_name=_("Hosts"), filters=(', '.join,))
 
     def get_object_id(self, datum):

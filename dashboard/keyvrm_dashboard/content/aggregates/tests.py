@@ -23,7 +23,8 @@ EVENT_CALLS = ['event_get', 'recommendation_list', 'operation_list', 'recommenda
 
 def edit_post(**changes):
     """The POST of the edit form: agg-a's current values with ``changes``."""
-    form = {'name': 'agg-a', 'marker': 'LB', 'no_op_reason': '', 'storage_mode': 'shared', 'lb_period': 600,
+    form = {'name': 'agg-a', 'marker': 'LB', 'no_op_reason': '', 'storage_mode': 'shared', 'ha_failover_reserve': 1,
+            'lb_period': 600,
             'lb_overload_threshold': 80.0, 'lb_target_max_load': 70.0, 'lb_weight_cpu': 1.0, 'lb_weight_ram': 1.0,
             'lb_weight_net': 0.5, 'lb_weight_hugepages': 0.0, 'lb_ceiling_cpu': 85.0, 'lb_ceiling_ram': 95.0,
             'lb_ceiling_net': '', 'lb_ceiling_hugepages': ''}
@@ -68,6 +69,9 @@ class AdminAggregatesTests(IndexAnswers, kv_helpers.AdminTestCase):
         self.assertEqual('HA: aggregate in NOOP: maintenance CHG-42', rows['agg-b']['last_outcome'])
         self.assertEqual('cmp-1 syn_score 91.2% > 80%', rows['agg-a']['last_outcome'])
         self.assertContains(res, 'maintenance CHG-42')
+        table = res.context['table']
+        self.assertEqual('0/1 (below reserve)', str(table.columns['failover'].get_data(rows['agg-b'])))
+        self.assertEqual('', table.columns['failover'].get_data(rows['agg-a']))  # LB only: not analysed
         self.assertContains(res, 'id="keyvrm-az-az1"')
         self.assertContains(res, EDIT_URL)
         self.mock_aggregate_list.assert_called_once_with(helpers.IsHttpRequest(), availability_zone=None)
@@ -105,6 +109,14 @@ class AdminAggregatesTests(IndexAnswers, kv_helpers.AdminTestCase):
         self.mock_aggregate_update.assert_called_once_with(
             helpers.IsHttpRequest(), 'agg-a', no_op_mode=True, no_op_reason='maintenance CHG-43',
             lb_weights={'cpu': 1.0, 'ram': 1.0, 'net': 0.25, 'hugepages': 0.0})
+
+    @helpers.create_mocks({keyvrm: ['aggregate_get', 'aggregate_update']})
+    def test_edit_changes_the_failover_reserve_alone(self):
+        self.mock_aggregate_get.return_value = data.copied(data.AGGREGATE)
+        self.mock_aggregate_update.return_value = data.copied(data.AGGREGATE)
+        res = self.client.post(EDIT_URL, edit_post(ha_failover_reserve=2))
+        self.assertNoFormErrors(res)
+        self.mock_aggregate_update.assert_called_once_with(helpers.IsHttpRequest(), 'agg-a', ha_failover_reserve=2)
 
     @helpers.create_mocks({keyvrm: ['aggregate_get', 'aggregate_update']})
     def test_edit_shows_api_400_on_the_field_it_names(self):
@@ -396,4 +408,4 @@ class RegionTests(kv_helpers.ReaderTestCase):
 
     def test_client_asks_for_the_microversion_the_panels_are_written_for(self):
         client = keyvrm.keyvrmclient(self.request)
-        self.assertEqual('1.2', client.api_version)  # pinned: no negotiation request
+        self.assertEqual('1.4', client.api_version)  # pinned: no negotiation request

@@ -39,6 +39,7 @@ import msgspec
 
 from keyvrm.model import snapshot as m
 from keyvrm.planning.context import build_context
+from keyvrm.planning import gc_pause
 from keyvrm.planning import ha
 from keyvrm.planning import reasons
 
@@ -209,8 +210,9 @@ def analyse_failover(snapshot, app_config, agg_config, *, busy: m.BusySet = m.Bu
         known = cache.get(agg_config.name, fingerprint)
         if known is not None:
             return known
-    analysis = _analyse(snapshot, app_config, agg_config, busy, max_k, index, filter_options,
-                        project_headroom, max_rejected_hosts, handled, unfit)
+    with gc_pause.cycle_collection_paused():  # as an LB plan: its passes would walk the whole snapshot
+        analysis = _analyse(snapshot, app_config, agg_config, busy, max_k, index, filter_options,
+                            project_headroom, max_rejected_hosts, handled, unfit)
     if cache is not None:
         cache.put(agg_config.name, fingerprint, analysis)
     return analysis

@@ -395,10 +395,12 @@ def _place(ctx, vms, excluded_hosts, ha_round, avoid_targets, max_rejected_hosts
     """
     first = ordered_pass(ctx, vms, excluded_hosts, avoid_targets, max_rejected_hosts)
     targets = dict(first.targets)
-    candidate_names = [h.name for h in ctx.hosts if h.name not in excluded_hosts]
-    repaired = frozenset(repack.place_left_over(
-        ctx, targets, first.requests, _left_over_order(first.left_over, vms),
-        candidate_names, avoid_targets, vms))
+    repaired = frozenset()
+    if first.left_over:
+        candidate_names = [h.name for h in ctx.hosts if h.name not in excluded_hosts]
+        repaired = frozenset(repack.place_left_over(
+            ctx, targets, first.requests, _left_over_order(first.left_over, vms),
+            candidate_names, avoid_targets, vms))
     by_id = {vm.id: vm for vm in vms}
     moves = [PlannedMove(vm_id, EVACUATE, by_id[vm_id].host, target, ha_round=ha_round,
                          ram_mb=by_id[vm_id].flavor.ram_mb)

@@ -40,10 +40,11 @@ class ResourceRequest:
     vcpus: int
     ram_mb: int
     page_request: object = None  # see hugepages.requested_page_size
+    # whether ``page_request`` asks for huge pages (read per candidate host: computed once)
+    wants_hugepages: bool = dataclasses.field(init=False)
 
-    @property
-    def wants_hugepages(self) -> bool:
-        return hugepages.wants_hugepages(self.page_request)
+    def __post_init__(self):
+        object.__setattr__(self, "wants_hugepages", hugepages.wants_hugepages(self.page_request))
 
 
 def resource_request_of(vm: m.VM, image: Optional[m.Image] = None) -> ResourceRequest:

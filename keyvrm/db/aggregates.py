@@ -89,17 +89,14 @@ def update_aggregate_config(db, name, changes, changed_by, request_id=None):
 def set_failover(db, name, short: bool, tolerance: Optional[int]) -> bool:
     """Record the aggregate's failover tolerance and whether it is below the reserve; True if ``short`` changed.
 
-    One conditional UPDATE per change: of two cycles (or a re-run) that see the same change
-    of ``short``, only one is told it changed, so the alert of a start or a clear is sent once.
+    The row is locked while it is compared and written: of two cycles (or a re-run) that see
+    the same change of ``short``, only one is told it changed, so the alert of a start or a
+    clear is sent once.
     """
-    row = models.AggregateConfig
     with db.writer() as session:
-        changed = session.execute(
-            sa.update(row).where(row.name == name, row.failover_short != short)
-            .values(failover_short=short, failover_tolerance=tolerance)).rowcount == 1
-        if not changed:
-            session.execute(sa.update(row).where(row.name == name, row.failover_tolerance.is_distinct_from(tolerance))
-                            .values(failover_tolerance=tolerance))
+        row = _aggregate_row(session, name, lock=True)
+        changed = row.failover_short != short
+        row.failover_short, row.failover_tolerance = short, tolerance
         return changed
 
 

@@ -29,7 +29,7 @@ class AggregateContext:
     selector: TargetSelector
     index: m.SnapshotIndex
 
-    _free_ram_order: Optional[list] = None
+    _free_ram_order: Optional[list] = dataclasses.field(default=None, init=False, repr=False)
 
     def free_ram_order(self) -> list:
         """(-free RAM, host) of every host now: what a planner's heap starts from.

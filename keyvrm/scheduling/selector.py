@@ -38,6 +38,8 @@ class UncheckedInput:
 class UncheckedInputs:
     """Collects, per (check, input, why), the hosts that passed without it and the VMs."""
 
+    collecting = True  # whether a selector looks for unchecked inputs at all
+
     def __init__(self):
         self._seen = {}
 
@@ -54,10 +56,9 @@ class UncheckedInputs:
 
 
 class DiscardedInputs(UncheckedInputs):
-    """Unchecked inputs nobody will read (trial plans): nothing is recorded."""
+    """Unchecked inputs nobody will read (trial plans): the selector does not look for them."""
 
-    def record(self, check: str, what: str, why: str, host: str, vm_id: str) -> None:
-        """Record nothing."""
+    collecting = False
 
 
 def is_online(hypervisor: m.Hypervisor) -> bool:
@@ -123,7 +124,7 @@ class TargetSelector:
         for host_filter in self.filters:
             if not host_filter.host_passes(state, request):
                 return host_filter.name
-        if not isinstance(self.unchecked, DiscardedInputs):
+        if self.unchecked.collecting:
             self._record_unchecked(state, request)
         return None
 

@@ -1,9 +1,8 @@
 """An aggregate's failover capacity now: its tolerance against its reserve, from the newest snapshot.
 
-The analysis is the engine's (``keyvrm.planning.failover`` through ``flows.screen.failover_of``),
-planned on the aggregate's slice of the newest snapshot with the busy set and the hosts
-already handled as the database holds them now, up to ``[ha] failover_max_k``. It writes
-nothing.
+The analysis is the engine's (``keyvrm.planning.failover.analyse_failover``), planned on the
+aggregate's slice of the newest snapshot with the busy set and the hosts already handled as
+the database holds them now, up to ``[ha] failover_max_k``. It writes nothing.
 """
 
 import datetime
@@ -13,8 +12,6 @@ from keyvrm.api import microversion
 from keyvrm.api import route
 from keyvrm.api.schemas import aggregate_failover as schema
 from keyvrm.db import api as db_api
-from keyvrm import exception
-from keyvrm.flows import context
 from keyvrm.flows import events
 from keyvrm.flows import resources
 from keyvrm.planning import failover
@@ -22,20 +19,10 @@ from keyvrm.planning import gate
 from keyvrm.policies import aggregate as policy
 
 
-def _utc(seconds):
-    return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc)
-
-
 def show_failover(call, name):
     """The aggregate's tolerance, reserve and the hosts whose failure would leave VMs without a target."""
     db = call.db
-    agg_config = db_api.get_aggregate_config(db, name)
-    aggregate_what_if.check_marker(agg_config)
-    snapshot_id = db_api.newest_region_snapshot_id(db)
-    if snapshot_id is None:
-        raise exception.Conflict("no snapshot yet: KeyVRM analyses the newest snapshot, which the next"
-                                 " cycle takes")
-    snapshot = context.load_slice(db, snapshot_id, name)
+    agg_config, snapshot_id, snapshot = aggregate_what_if.newest_ha_slice(db, name)
     app_config = db_api.get_app_config(db)
     settings = resources.FlowSettings.from_conf(call.conf)
     analysis = failover.analyse_failover(
@@ -45,7 +32,7 @@ def show_failover(call, name):
     why_not = gate.aggregate_gate(app_config, agg_config)
     at_risk = analysis.at_risk or analysis.pairs_at_risk
     return {"failover": {
-        "aggregate": name, "snapshot_id": snapshot_id, "taken_at": _utc(snapshot.taken_at),
+        "aggregate": name, "snapshot_id": snapshot_id, "taken_at": aggregate_what_if.taken_at(snapshot),
         "computed_at": db.now().replace(tzinfo=datetime.timezone.utc),
         "tolerance": analysis.tolerance, "max_k": analysis.max_k, "exact": analysis.exact,
         "reserve": agg_config.ha_failover_reserve, "below_reserve": analysis.below(agg_config.ha_failover_reserve),

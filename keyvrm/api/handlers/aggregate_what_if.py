@@ -58,17 +58,30 @@ def _steps(moves, order_of):
     return [(move, tier, step) for step, (move, tier) in enumerate(ranked, 1)]
 
 
-def plan_what_if(call, name):
-    """The plan HA would make now if the hosts in ``fail`` died; changes nothing."""
-    db = call.db
+def newest_ha_slice(db, name):
+    """(config, snapshot id, slice of the newest snapshot) of HA aggregate ``name``, for a plan made now.
+
+    ``InvalidField`` ("name") unless it is marked HA or HA+LB; ``Conflict`` before the first snapshot.
+    """
     agg_config = db_api.get_aggregate_config(db, name)
     check_marker(agg_config)
-    asked = list(call.body["fail"])
     snapshot_id = db_api.newest_region_snapshot_id(db)
     if snapshot_id is None:
         raise exception.Conflict("no snapshot yet: KeyVRM plans from the newest snapshot, which the next"
                                  " cycle takes")
-    snapshot = context.load_slice(db, snapshot_id, name)
+    return agg_config, snapshot_id, context.load_slice(db, snapshot_id, name)
+
+
+def taken_at(snapshot):
+    """When ``snapshot`` was taken, as an aware UTC datetime."""
+    return datetime.datetime.fromtimestamp(snapshot.taken_at, datetime.timezone.utc)
+
+
+def plan_what_if(call, name):
+    """The plan HA would make now if the hosts in ``fail`` died; changes nothing."""
+    db = call.db
+    agg_config, snapshot_id, snapshot = newest_ha_slice(db, name)
+    asked = list(call.body["fail"])
     index = snapshot.index()
     aggregate = index.aggregates.get(name)
     _check_hosts(db, snapshot_id, name, frozenset(aggregate.hosts if aggregate else ()), asked)
@@ -82,7 +95,7 @@ def plan_what_if(call, name):
     why_not = gate.aggregate_gate(app_config, agg_config)
     return {"what_if": {
         "aggregate": name, "snapshot_id": snapshot_id, "fail": asked,
-        "taken_at": datetime.datetime.fromtimestamp(snapshot.taken_at, datetime.timezone.utc),
+        "taken_at": taken_at(snapshot),
         "ha_runs": why_not.run_ha,
         "ha_not_run": None if why_not.run_ha else why_not.reason.entry().to_json(),
         "hosts": _hosts(found, index, settings.max_rejected_hosts),

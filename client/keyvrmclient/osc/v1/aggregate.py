@@ -168,9 +168,7 @@ class WhatIfAggregate(command.Lister):
 
     def produce_output(self, parsed_args, column_names, data):
         found = self.what_if
-        if parsed_args.formatter in ("json", "yaml"):
-            names = tuple(sorted(found))
-            self.formatter.emit_one(names, tuple(found[n] for n in names), self.app.stdout, parsed_args)
+        if common.emit_structured(self, found, parsed_args):
             return 0
         super().produce_output(parsed_args, column_names, data)
         stay = [row for host in found["hosts"] for row in staying(host)]
@@ -186,8 +184,7 @@ class WhatIfAggregate(command.Lister):
         if found["notes"]:
             self.app.stdout.write("\n")
         if not found["ha_runs"]:
-            why = found["ha_not_run"]["message"]
-            self.app.stdout.write("\nHA does not run on %s now: %s\n" % (found["aggregate"], why))
+            self.app.stdout.write("\n" + common.ha_not_run_line(found))
         return 0
 
 
@@ -216,9 +213,7 @@ class FailoverAggregate(command.Lister):
 
     def produce_output(self, parsed_args, column_names, data):
         found = self.failover
-        if parsed_args.formatter in ("json", "yaml"):
-            names = tuple(sorted(found))
-            self.formatter.emit_one(names, tuple(found[n] for n in names), self.app.stdout, parsed_args)
+        if common.emit_structured(self, found, parsed_args):
             return 0
         bound = "" if found["exact"] else " (an upper bound: k = 2 searched among the worst hosts' pairs)"
         verdict = "BELOW its reserve" if found["below_reserve"] else "within its reserve"
@@ -227,7 +222,5 @@ class FailoverAggregate(command.Lister):
                                  found["reserve"], verdict, found["snapshot_id"]))
         if data:
             super().produce_output(parsed_args, column_names, data)
-        if not found["ha_runs"]:
-            self.app.stdout.write("HA does not run on %s now: %s\n" % (found["aggregate"],
-                                                                       found["ha_not_run"]["message"]))
+        self.app.stdout.write(common.ha_not_run_line(found))
         return 0

@@ -25,6 +25,22 @@ def show(item, fields=None):
     return names, tuple(cell(item.get(name)) for name in names)
 
 
+def emit_structured(command, answer, parsed_args) -> bool:
+    """With ``-f json`` / ``-f yaml``, print the API's ``answer`` as it is and say True; else False."""
+    if parsed_args.formatter not in ("json", "yaml"):
+        return False
+    names = tuple(sorted(answer))
+    command.formatter.emit_one(names, tuple(answer[n] for n in names), command.app.stdout, parsed_args)
+    return True
+
+
+def ha_not_run_line(answer) -> str:
+    """"HA does not run on AGG now: why" for a plan made anyway (what-if, failover); '' when it runs."""
+    if answer["ha_runs"]:
+        return ""
+    return "HA does not run on %s now: %s\n" % (answer["aggregate"], answer["ha_not_run"]["message"])
+
+
 def rows(items, columns):
     """(headers, rows) for Lister."""
     return columns, [tuple(cell(item.get(c)) for c in columns) for item in items]

@@ -99,7 +99,8 @@ class PlanBalancing(steps.FlowTask):
         plan = lb_planning.plan_balancing(snapshot, app_config, agg_config, busy, recent_moves=moved,
                                           recent_failures=failed, now_s=snapshot.taken_at,
                                           max_rejected_hosts=res.conf.max_rejected_hosts,
-                                          heartbeat_stale_after_s=res.conf.heartbeat_stale_after_s)
+                                          heartbeat_stale_after_s=res.conf.heartbeat_stale_after_s,
+                                          failover_max_k=res.conf.failover_max_k)
         return record_plan(res, cycle_id, snapshot_id, snapshot.taken_at, plan, app_config, agg_config)
 
 

@@ -219,7 +219,7 @@ class DispatchAggregates(steps.FlowTask):
             return flow_of(decision)  # HA+LB decides LB after HA, in the flow
         if decision.run_lb:
             found = screen.screen_lb(res.db, view, snapshot, agg, max_rejected_hosts=res.conf.max_rejected_hosts,
-                                     stale_after_s=stale_after_s)
+                                     stale_after_s=stale_after_s, failover_max_k=res.conf.failover_max_k)
             if found.run_flow:
                 return "lb"
             if found.outcome is not None:

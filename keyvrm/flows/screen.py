@@ -123,7 +123,8 @@ class LBScreen:
     run_flow: bool = False  # an LB event of this cycle exists already (a re-run): its flow decides
 
 
-def screen_lb(db, view: CycleView, snapshot, agg_config, *, max_rejected_hosts, stale_after_s) -> LBScreen:
+def screen_lb(db, view: CycleView, snapshot, agg_config, *, max_rejected_hosts, stale_after_s,
+              failover_max_k) -> LBScreen:
     """LB's run on the aggregate this cycle: too early or quiet (an outcome), or the plan it made."""
     aggregate = agg_config.name
     if (aggregate, "LB") in view.recorded:
@@ -139,7 +140,7 @@ def screen_lb(db, view: CycleView, snapshot, agg_config, *, max_rejected_hosts, 
     plan = lb_planning.plan_balancing(snapshot, view.app_config, agg_config, view.busy,
                                       recent_moves=view.recent_moves, recent_failures=view.recent_failures,
                                       now_s=now_s, max_rejected_hosts=max_rejected_hosts,
-                                      heartbeat_stale_after_s=stale_after_s)
+                                      heartbeat_stale_after_s=stale_after_s, failover_max_k=failover_max_k)
     quiet = not plan.moves and not plan.is_error and reasons.state_of(plan.reasons) == states.EventState.HEALTHY \
         and reasons.nothing_to_do(plan.reasons)
     return LBScreen(outcome=outcome_of(aggregate, "LB", plan.reasons, now_s)) if quiet else LBScreen(plan=plan)

@@ -29,19 +29,21 @@ class AggregateContext:
     selector: TargetSelector
     index: m.SnapshotIndex
 
-    _free_ram_order: Optional[list] = dataclasses.field(default=None, init=False, repr=False)
+    _free_ram_order: Optional[tuple] = dataclasses.field(default=None, init=False, repr=False)
 
     def free_ram_order(self) -> list:
         """(-free RAM, host) of every host now: what a planner's heap starts from.
 
-        Kept while the ledger has moved nothing, so plans made in ``trial`` blocks (each
-        restores every host it touched) share one reading of every host.
+        Kept while the ledger's generation stays the same, so plans made in ``trial``
+        blocks (each restores every host it touched, and the generation) share one
+        reading of every host.
         """
-        if self._free_ram_order is not None and not self.ledger.has_moves:
-            return self._free_ram_order
+        generation = self.ledger.generation
+        if self._free_ram_order is not None and self._free_ram_order[0] == generation:
+            return self._free_ram_order[1]
         states = self.ledger.hosts
         order = [(-states.free_of(h.name, m.MEMORY_MB), h.name) for h in self.hosts]
-        self._free_ram_order = None if self.ledger.has_moves else order
+        self._free_ram_order = (generation, order)
         return order
 
     @contextlib.contextmanager

@@ -235,14 +235,23 @@ def _analyse(snapshot, app_config, agg_config, busy, max_k, index, filter_option
         return FailoverAnalysis(agg_config.name, tolerance, max_k, True, len(names), singles)
     if max_k == 1:
         return FailoverAnalysis(agg_config.name, 1, max_k, True, len(names))
+    searched, exact = searched_pairs(index, app_config, agg_config, names)
+    pairs = tuple(r for r in (at_risk(pair) for pair in searched) if r is not None)
+    return FailoverAnalysis(agg_config.name, 1 if pairs else 2, max_k, exact, len(names), (), pairs)
+
+
+def searched_pairs(index, app_config, agg_config, names) -> tuple:
+    """(the host pairs the k = 2 search plans, whether they are all pairs of ``names``).
+
+    Every pair up to ``EXACT_PAIRS_MAX_HOSTS`` hosts, else the pairs of the
+    ``WORST_HOSTS`` hosts with the most evacuable RAM.
+    """
     exact = len(names) <= EXACT_PAIRS_MAX_HOSTS
     searched = names
     if not exact:
         load = {name: _evacuable_ram_mb(index, app_config, agg_config, name) for name in names}
         searched = sorted(names, key=lambda n: (-load[n], n))[:WORST_HOSTS]
-    pairs = tuple(r for r in (at_risk(pair) for pair in itertools.combinations(sorted(searched), 2))
-                  if r is not None)
-    return FailoverAnalysis(agg_config.name, 1 if pairs else 2, max_k, exact, len(names), (), pairs)
+    return tuple(itertools.combinations(sorted(searched), 2)), exact
 
 
 def shortfall(analysis: FailoverAnalysis, reserve: int):

@@ -431,7 +431,8 @@ def unfit_targets(snapshot, app_config, aggregate: str, stale_after_s: Optional[
 def plan_evacuation(snapshot, app_config, agg_config, busy: m.BusySet, fenced_hosts, *,
                     allow_rebuild: bool = False, index=None, filter_options=None,
                     project_headroom=None, max_rejected_hosts=None,
-                    heartbeat_stale_after_s: Optional[float] = None, context=None) -> Plan:
+                    heartbeat_stale_after_s: Optional[float] = None, context=None,
+                    vms_on=None) -> Plan:
     """Round 1: plan the evacuation of every VM of the fenced hosts of one aggregate.
 
     A fenced host that is busy (an unfinished recommendation touches it) is left alone.
@@ -440,6 +441,9 @@ def plan_evacuation(snapshot, app_config, agg_config, busy: m.BusySet, fenced_ho
     ``context``, when given, is this aggregate's planning context already built from the
     same inputs (a caller planning many host sets of one snapshot builds it once, and
     plans each inside ``AggregateContext.trial``); the other inputs then only name things.
+    ``vms_on(host)``, when given, lists the VMs a host carries in that context's ledger
+    (a planner that moved VMs asks what its moves would leave a failure); by default the
+    snapshot's.
     """
     index = index or snapshot.index()
     ctx = context or build_context(
@@ -452,7 +456,7 @@ def plan_evacuation(snapshot, app_config, agg_config, busy: m.BusySet, fenced_ho
         if host in busy.hosts:
             found.append(reasons.busy(None, host))
             continue
-        for vm in ctx.index.vms_on(host):
+        for vm in (vms_on or ctx.index.vms_on)(host):
             why = _skip_reason(vm, app_config, busy, agg_config.storage_mode, allow_rebuild)
             if why is not None:
                 found.append(why)

@@ -50,6 +50,7 @@ from typing import Optional
 
 from keyvrm.model import snapshot as m
 from keyvrm.planning.context import build_context
+from keyvrm.planning import failover
 from keyvrm.planning import gc_pause
 from keyvrm.planning import ha as ha_planning
 from keyvrm.planning.plan import HostLoadCalc
@@ -59,6 +60,7 @@ from keyvrm.planning.plan import Plan
 from keyvrm.planning.plan import PlannedMove
 from keyvrm.planning import reasons
 from keyvrm.planning import rejections as rejections_mod
+from keyvrm.planning import reserve
 from keyvrm.scheduling import hugepages
 from keyvrm.scheduling import scoring
 from keyvrm.scheduling import selector as selector_mod
@@ -187,6 +189,7 @@ class _Balancer:
     def __init__(self, ctx, agg_config, busy, cooled, min_improvement_pct, max_moves,
                  no_migrate_key, max_rejected_hosts=None, refused=None):
         self.ctx = ctx
+        self.reserve = None  # reserve.ReserveGuard when the aggregate keeps a failover reserve
         self.refused = refused or {}  # VM id -> targets its live migration to failed recently
         self.max_rejected_hosts = max_rejected_hosts
         self._layout = None  # the rejections.Layout of failed attempts since the last move
@@ -512,6 +515,8 @@ class _Balancer:
                 why = RECENT_FAILURE
             if why is None:
                 why = self.ctx.selector.host_rejection(request, target)
+            if why is None and self.reserve is not None:
+                why = self.reserve.refusal(vm, request, name, target)
             if why is not None:
                 rejections[why] = rejections.get(why, 0) + 1
                 examined.append((target, why))
@@ -607,6 +612,8 @@ class _Balancer:
         source.attempts = None  # it has a move: no "no target" reason to explain
         self.moves.append(PlannedMove(vm.id, LIVE_MIGRATE, name, target, load=calc,
                                       ram_mb=vm.flavor.ram_mb))
+        if self.reserve is not None:
+            self.reserve.moved(vm, name, target)
 
     def explain(self, source):
         """Why ``source`` got no move (only asked when it got none)."""
@@ -624,7 +631,8 @@ def plan_balancing(snapshot, app_config, agg_config, busy: m.BusySet = m.BusySet
                    min_improvement_pct: float = DEFAULT_MIN_IMPROVEMENT_PCT,
                    max_moves_per_host: int = DEFAULT_MAX_MOVES_PER_HOST,
                    index=None, filter_options=None, max_rejected_hosts: Optional[int] = None,
-                   heartbeat_stale_after_s: Optional[float] = None) -> Plan:
+                   heartbeat_stale_after_s: Optional[float] = None,
+                   failover_max_k: int = failover.MAX_SEARCHED_K) -> Plan:
     """Plan the live migrations of one aggregate's LB run (period check excluded).
 
     ``recent_moves`` maps VM id to when KeyVRM last moved it; such a VM stays put until
@@ -637,7 +645,9 @@ def plan_balancing(snapshot, app_config, agg_config, busy: m.BusySet = m.BusySet
     partial). Hosts ``planning.ha.unfit_targets`` names (a stale heartbeat, a fence
     interface down) receive no VM. The cyclic garbage collector is paused meanwhile (see
     gc_pause). A source without a target lists at most ``max_rejected_hosts`` (host,
-    check) items (None: all), counting the others.
+    check) items (None: all), counting the others. On an aggregate HA runs on, no move
+    spends its failover reserve (``ha_failover_reserve`` hosts, searched up to
+    ``failover_max_k``; check ``failover_reserve``, see ``planning.reserve``).
     """
     failed = [name for name in PLANNED_FROM if not snapshot.source_ok(name)]
     if failed:
@@ -654,7 +664,7 @@ def plan_balancing(snapshot, app_config, agg_config, busy: m.BusySet = m.BusySet
     with gc_pause.cycle_collection_paused():
         return _plan_balancing(snapshot, app_config, agg_config, busy, cooled, refused, unfit,
                                min_improvement_pct, max_moves_per_host, index, filter_options,
-                               max_rejected_hosts)
+                               max_rejected_hosts, failover_max_k)
 
 
 def _source_error(snapshot, name):
@@ -664,7 +674,7 @@ def _source_error(snapshot, name):
 
 def _plan_balancing(snapshot, app_config, agg_config, busy, cooled, refused, unfit,
                     min_improvement_pct, max_moves_per_host, index, filter_options,
-                    max_rejected_hosts=None) -> Plan:
+                    max_rejected_hosts, failover_max_k) -> Plan:
     ctx = build_context(snapshot, agg_config.name, app_config.nova_filters, busy, index,
                         filter_options, unfit_hosts=unfit)
     aggregate = agg_config.name
@@ -674,6 +684,8 @@ def _plan_balancing(snapshot, app_config, agg_config, busy, cooled, refused, unf
     balancer = _Balancer(ctx, agg_config, busy, cooled, min_improvement_pct,
                          max_moves_per_host, app_config.lb_no_migrate_key, max_rejected_hosts,
                          refused)
+    balancer.reserve = reserve.reserve_guard(ctx, snapshot, app_config, agg_config, busy,
+                                             lambda host: balancer.vms_on(host).values(), failover_max_k)
     found = [] if app_config.nova_filters else [reasons.no_filters()]
     unscored = [h.name for h in ctx.hosts if balancer.scores[h.name] is None]
     if ctx.hosts and len(unscored) == len(ctx.hosts):

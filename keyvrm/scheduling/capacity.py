@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import itertools
 from typing import Optional
 
 from keyvrm.model import snapshot as m
@@ -95,6 +96,9 @@ class Ledger:
         self._page_sizes = {}
         self._headroom = {p: dict(h) for p, h in (project_headroom or {}).items()}
         self._saved = None  # inside ``trial``: host name -> (state, its usage before the trial)
+        # names the counted state: a new number at every move, the one before back when a trial ends
+        self.generation = 0
+        self._generations = itertools.count(1)
 
     @contextlib.contextmanager
     def trial(self):
@@ -102,26 +106,24 @@ class Ledger:
 
         Each host state a move touches is saved before its first change and restored at
         the end, with the ledger's own records, so one ledger serves many trial plans.
+        Trials nest: an inner one restores what it changed, the outer one the rest.
         """
         saved, moved, pages = {}, dict(self._moved), dict(self._page_sizes)
         headroom = {p: dict(h) for p, h in self._headroom.items()}
+        outer, generation = self._saved, self.generation
         self._saved = saved
         try:
             yield self
         finally:
-            self._saved = None
+            self._saved = outer
             for state, usage in saved.values():
                 state.restore_usage(usage)
             self._moved, self._page_sizes, self._headroom = moved, pages, headroom
+            self.generation = generation
 
     def _save(self, state) -> None:
         if self._saved is not None and state.name not in self._saved:
             self._saved[state.name] = (state, state.usage())
-
-    @property
-    def has_moves(self) -> bool:
-        """Whether a move is counted (host states differ from the snapshot's only then)."""
-        return bool(self._moved)
 
     def location(self, vm_id: str) -> Optional[str]:
         """Host on which the ledger counts ``vm_id`` now (None: counted nowhere)."""
@@ -176,6 +178,7 @@ class Ledger:
                 self._page_sizes[vm.id] = size_kb
         state.add_instance(vm)
         self._moved[vm.id] = target
+        self.generation = next(self._generations)
 
     def _release(self, vm: m.VM, request: ResourceRequest, state) -> None:
         self._save(state)

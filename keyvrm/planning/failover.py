@@ -204,9 +204,12 @@ def analyse_failover(snapshot, app_config, agg_config, *, busy: m.BusySet = m.Bu
     unfit = ha.unfit_targets(snapshot, app_config, agg_config.name, heartbeat_stale_after_s, index)
     fingerprint = None
     if cache is not None:
+        own = {h.name for h in index.hypervisors_of(agg_config.name)}
+        # busy and handled elsewhere in the region change no plan of this aggregate
+        busy_vms = sorted(vm_id for vm_id in busy.vms if vm_id in index.vms and index.vms[vm_id].host in own)
         fingerprint = inputs_fingerprint(
             index, agg_config.name, app_config, agg_config, max_k, max_rejected_hosts, filter_options,
-            project_headroom, sorted(unfit.items()), sorted(handled), sorted(busy.hosts), sorted(busy.vms))
+            project_headroom, sorted(unfit.items()), sorted(handled & own), sorted(busy.hosts & own), busy_vms)
         known = cache.get(agg_config.name, fingerprint)
         if known is not None:
             return known

@@ -114,6 +114,17 @@ def test_a_cycle_with_only_new_load_and_heartbeats_reuses_the_analysis():
     assert (cache.misses, cache.hits) == (1, 1)
 
 
+def test_hosts_and_vms_busy_or_handled_in_another_aggregate_reuse_the_analysis():
+    hosts, vms = _tight()
+    cache = failover.AnalysisCache()
+    first = _cached(b.snapshot(hosts, vms), cache)
+    elsewhere = m.BusySet(hosts=frozenset({"x1"}), vms=frozenset({"x1-vm"}))
+    assert _cached(b.snapshot(hosts, vms), cache, busy=elsewhere) is first
+    assert failover.analyse_failover(b.snapshot(hosts, vms), AppConfig(), b.agg_config(), max_k=2,
+                                     handled=frozenset({"x2"}), cache=cache) is first
+    assert (cache.misses, cache.hits) == (1, 2)
+
+
 def test_a_change_an_evacuation_depends_on_plans_again():
     hosts, vms = _tight()
     cache = failover.AnalysisCache()

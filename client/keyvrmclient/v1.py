@@ -22,10 +22,11 @@ API_VERSION = "1"
 VERSION_HEADER = "OpenStack-API-Version"
 # The microversions whose responses this client reads, oldest first (the server's
 # keyvrm/api/rest_api_version_history.rst says what each changed).
-KNOWN_VERSIONS = ("1.0", "1.1", "1.2", "1.3", "1.4")
+KNOWN_VERSIONS = ("1.0", "1.1", "1.2", "1.3", "1.4", "1.5")
 REASON_LIST = "1.1"  # events' and cycle outcomes' reasons as entries (reasons, more_reasons), not text
 WHAT_IF = "1.3"  # POST /v1/aggregates/{name}/what-if
 FAILOVER = "1.4"  # GET /v1/aggregates/{name}/failover
+FAILURE_DOMAINS = "1.5"  # its answer's failure_domains (racks) and failure_domain_error
 _VERSION = re.compile(r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)")
 
 
@@ -168,7 +169,7 @@ class Client:
                              json={"fail": list(fail)})["what_if"]
 
     def aggregate_failover(self, name):
-        """The aggregate's failover tolerance against its reserve, planned now (API 1.4)."""
+        """The aggregate's failover tolerance against its reserve, planned now (API 1.4; its racks from 1.5)."""
         if version_tuple(self.api_version) < version_tuple(FAILOVER):
             raise ClientError(406, "microversion_not_acceptable", "failover needs microversion %s; this client"
                               " speaks %s to this server" % (FAILOVER, self.api_version))

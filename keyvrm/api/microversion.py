@@ -28,6 +28,7 @@ VERSIONS = (
     "1.2",  # every aggregate's outcome in a cycle (kind NOOP); an aggregate's own latest_outcome
     "1.3",  # POST /v1/aggregates/{name}/what-if: the plan HA would make now if given hosts died
     "1.4",  # GET /v1/aggregates/{name}/failover: the aggregate's failover tolerance against its reserve
+    "1.5",  # GET /v1/aggregates/{name}/failover: its failure domains (racks), each planned failing as a whole
 )
 
 _NUMBER = re.compile(r"(0|[1-9][0-9]{0,5})\.(0|[1-9][0-9]{0,5})")
@@ -59,6 +60,7 @@ REASON_LIST = parse("1.1")
 OUTCOMES_OF_EVERY_AGGREGATE = parse("1.2")
 WHAT_IF = parse("1.3")
 FAILOVER = parse("1.4")
+FAILURE_DOMAINS = parse("1.5")
 
 
 def _asked(value):

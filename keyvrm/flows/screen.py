@@ -84,12 +84,14 @@ def failover_of(view: CycleView, snapshot, agg_config, *, max_k, stale_after_s, 
     """The failover analysis of the aggregate this cycle (``planning.failover``, handled hosts left out).
 
     ``cache`` (the engine's ``failover.AnalysisCache``) reuses the analysis of unchanged inputs.
+    Failure domains (racks) are not planned: the cycle records and alerts on the host
+    tolerance only (the failover endpoint plans them on demand).
     """
     if max_k < 1:
         return None
     return failover.analyse_failover(snapshot, view.app_config, agg_config, busy=view.busy, max_k=max_k,
                                      heartbeat_stale_after_s=stale_after_s, max_rejected_hosts=max_rejected_hosts,
-                                     handled=frozenset(view.handled), cache=cache)
+                                     handled=frozenset(view.handled), cache=cache, with_domains=False)
 
 
 def screen_ha(view: CycleView, snapshot, aggregate, *, stale_after_s, max_condemned_share, failover_warning=None):

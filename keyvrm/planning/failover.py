@@ -18,7 +18,15 @@ failing together leave no evacuable VM without a target:
   outside that set could break it), which ``FailoverAnalysis.exact`` says.
 - k > 2 is never searched: the tolerance stops at 2 whatever ``max_k`` asks above that.
 
-Racks (failure domains) are not analysed: the snapshot carries no rack label for hosts.
+**Failure domains** (racks): where hosts carry a domain label (``planning.failure_domains``:
+``ha_failure_domain`` aggregate metadata, or the HA aggregate's
+``ha_failure_domain_pattern`` on host names), each domain with a host of the aggregate
+is planned failing as a whole, the same way (``FailoverAnalysis.failure_domains``). The
+domains are a separate answer, analysed whatever k the host search reached; the
+tolerance (and so the ``insufficient_failover_capacity`` warning) stays about hosts.
+Without labels nothing more is planned; a caller that reads only the tolerance (the
+engine's cycle) asks for no domains (``with_domains=False``). A pattern that is not a regular expression
+analyses no domain and says why (``domain_error``).
 
 An engine keeps each aggregate's last analysis with a fingerprint of everything its plans
 read (``AnalysisCache``): the aggregate's hypervisors, their VMs, those VMs' server groups
@@ -34,11 +42,13 @@ import dataclasses
 import hashlib
 import itertools
 import threading
+from typing import Optional
 
 import msgspec
 
 from keyvrm.model import snapshot as m
 from keyvrm.planning.context import build_context
+from keyvrm.planning import failure_domains
 from keyvrm.planning import gc_pause
 from keyvrm.planning import ha
 from keyvrm.planning import reasons
@@ -66,6 +76,19 @@ class HostsAtRisk:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class FailureDomain:
+    """A failure domain (rack) of the aggregate, its hosts failing together, and the VMs they would leave behind."""
+
+    name: str
+    hosts: tuple
+    without_target: tuple = ()  # as HostsAtRisk.without_target; empty: the domain's failure is absorbed
+
+    @property
+    def vm_ids(self) -> tuple:
+        return tuple(sorted(reason.vm_id for reason in self.without_target))
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class FailoverAnalysis:
     """An aggregate's tolerance and the host sets that break it (see the module docstring)."""
 
@@ -76,6 +99,18 @@ class FailoverAnalysis:
     hosts: int
     at_risk: tuple = ()  # HostsAtRisk of single hosts
     pairs_at_risk: tuple = ()  # HostsAtRisk of pairs (only when every single host passed)
+    failure_domains: tuple = ()  # FailureDomain of every labelled domain, at risk or not (by name)
+    domain_error: Optional[str] = None  # why no domain was analysed (a pattern that does not compile)
+
+    @property
+    def domains(self) -> int:
+        """How many failure domains were analysed."""
+        return len(self.failure_domains)
+
+    @property
+    def domains_at_risk(self) -> tuple:
+        """The failure domains whose failure leaves VMs without a target."""
+        return tuple(domain for domain in self.failure_domains if domain.without_target)
 
     @property
     def hosts_at_risk(self) -> tuple:
@@ -189,7 +224,7 @@ def analyse_failover(snapshot, app_config, agg_config, *, busy: m.BusySet = m.Bu
                      max_k: int = 2, index=None, heartbeat_stale_after_s=None,
                      filter_options=None, project_headroom=None,
                      max_rejected_hosts=None, handled=frozenset(),
-                     cache: AnalysisCache = None) -> FailoverAnalysis:
+                     cache: AnalysisCache = None, with_domains: bool = True) -> FailoverAnalysis:
     """The failover analysis of one aggregate from ``snapshot`` (k up to ``max_k``, at most 2).
 
     Each host set is planned with ``plan_evacuation`` and the same inputs an HA run of
@@ -198,7 +233,8 @@ def analyse_failover(snapshot, app_config, agg_config, *, busy: m.BusySet = m.Bu
     Hosts already offline are planned too: their VMs are still there to evacuate; hosts
     an HA run already ``handled`` (fenced, maintenance, error ...) are not: they failed
     already, and what they kept is on the event that handled them. With a ``cache``, the
-    analysis of the same inputs (``inputs_fingerprint``) is reused.
+    analysis of the same inputs (``inputs_fingerprint``) is reused. ``with_domains`` False
+    plans no failure domain (``failure_domains`` stays empty).
     """
     index = index or snapshot.index()
     unfit = ha.unfit_targets(snapshot, app_config, agg_config.name, heartbeat_stale_after_s, index)
@@ -209,20 +245,21 @@ def analyse_failover(snapshot, app_config, agg_config, *, busy: m.BusySet = m.Bu
         busy_vms = sorted(vm_id for vm_id in busy.vms if vm_id in index.vms and index.vms[vm_id].host in own)
         fingerprint = inputs_fingerprint(
             index, agg_config.name, app_config, agg_config, max_k, max_rejected_hosts, filter_options,
-            project_headroom, sorted(unfit.items()), sorted(handled & own), sorted(busy.hosts & own), busy_vms)
+            project_headroom, sorted(unfit.items()), sorted(handled & own), sorted(busy.hosts & own), busy_vms,
+            with_domains)
         known = cache.get(agg_config.name, fingerprint)
         if known is not None:
             return known
     with gc_pause.cycle_collection_paused():  # as an LB plan: its passes would walk the whole snapshot
         analysis = _analyse(snapshot, app_config, agg_config, busy, max_k, index, filter_options,
-                            project_headroom, max_rejected_hosts, handled, unfit)
+                            project_headroom, max_rejected_hosts, handled, unfit, with_domains)
     if cache is not None:
         cache.put(agg_config.name, fingerprint, analysis)
     return analysis
 
 
 def _analyse(snapshot, app_config, agg_config, busy, max_k, index, filter_options, project_headroom,
-             max_rejected_hosts, handled, unfit) -> FailoverAnalysis:
+             max_rejected_hosts, handled, unfit, with_domains) -> FailoverAnalysis:
     names = [h.name for h in index.hypervisors_of(agg_config.name) if h.name not in handled]
     ctx = build_context(snapshot, agg_config.name, app_config.nova_filters, busy, index, filter_options,
                         project_headroom, unfit)
@@ -231,7 +268,17 @@ def _analyse(snapshot, app_config, agg_config, busy, max_k, index, filter_option
         found = _left_behind(ctx, snapshot, app_config, agg_config, busy, hosts, max_rejected_hosts)
         return HostsAtRisk(tuple(hosts), found) if found else None
 
-    max_k = min(max_k, MAX_SEARCHED_K)
+    labels = failure_domains.domains_of(index, agg_config.name, names) if with_domains else \
+        failure_domains.DomainLabels()
+    domains = tuple(
+        FailureDomain(name, hosts, _left_behind(ctx, snapshot, app_config, agg_config, busy, hosts, max_rejected_hosts))
+        for name, hosts in labels.domains)
+    found = _host_search(index, app_config, agg_config, min(max_k, MAX_SEARCHED_K), names, at_risk)
+    return dataclasses.replace(found, failure_domains=domains, domain_error=labels.error)
+
+
+def _host_search(index, app_config, agg_config, max_k, names, at_risk) -> FailoverAnalysis:
+    """The tolerance over hosts (module docstring): single hosts, then pairs when every single host passed."""
     singles = tuple(r for r in (at_risk((name,)) for name in names) if r is not None)
     if max_k < 1 or singles or not names:
         tolerance = 0 if singles or not names else max_k

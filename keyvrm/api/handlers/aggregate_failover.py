@@ -2,7 +2,9 @@
 
 The analysis is the engine's (``keyvrm.planning.failover.analyse_failover``), planned on the
 aggregate's slice of the newest snapshot with the busy set and the hosts already handled as
-the database holds them now, up to ``[ha] failover_max_k``. It writes nothing.
+the database holds them now, up to ``[ha] failover_max_k``. From 1.5 the answer also
+carries the aggregate's failure domains (racks), each planned failing as a whole. It
+writes nothing.
 """
 
 import datetime
@@ -31,17 +33,25 @@ def show_failover(call, name):
         handled=frozenset(db_api.claimed_hypervisors(db)))
     why_not = gate.aggregate_gate(app_config, agg_config)
     at_risk = analysis.at_risk or analysis.pairs_at_risk
-    return {"failover": {
+
+    def without_target(found):
+        return [events.no_target_entry(r, settings.max_rejected_hosts) for r in found.without_target]
+
+    body = {
         "aggregate": name, "snapshot_id": snapshot_id, "taken_at": aggregate_what_if.taken_at(snapshot),
         "computed_at": db.now().replace(tzinfo=datetime.timezone.utc),
         "tolerance": analysis.tolerance, "max_k": analysis.max_k, "exact": analysis.exact,
         "reserve": agg_config.ha_failover_reserve, "below_reserve": analysis.below(agg_config.ha_failover_reserve),
         "hosts": analysis.hosts,
-        "at_risk": [{"hosts": list(risk.hosts),
-                     "vms_without_target": [events.no_target_entry(r, settings.max_rejected_hosts)
-                                            for r in risk.without_target]} for risk in at_risk],
+        "at_risk": [{"hosts": list(risk.hosts), "vms_without_target": without_target(risk)} for risk in at_risk],
         "ha_runs": why_not.run_ha,
-        "ha_not_run": None if why_not.run_ha else why_not.reason.entry().to_json()}}
+        "ha_not_run": None if why_not.run_ha else why_not.reason.entry().to_json()}
+    if call.version >= microversion.FAILURE_DOMAINS:
+        body.update(failure_domains=[{"name": domain.name, "hosts": list(domain.hosts),
+                                      "vms_without_target": without_target(domain)}
+                                     for domain in analysis.failure_domains],
+                    failure_domain_error=analysis.domain_error)
+    return {"failover": body}
 
 
 ROUTES = [

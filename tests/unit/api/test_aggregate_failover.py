@@ -1,11 +1,14 @@
 """GET /v1/aggregates/{name}/failover: the aggregate's tolerance against its reserve, planned now; no writes."""
 
 import jsonschema
+import msgspec
 import webob
 
+from keyvrm.api import microversion
 from keyvrm.api import openapi
 from keyvrm.db import api as db_api
 from keyvrm.model import snapshot as m
+from keyvrm.planning import failure_domains
 from tests.unit.api import seed
 from tests.unit.api import test_aggregate_what_if as what_if
 from tests.unit.planning import builders as b
@@ -82,3 +85,47 @@ def test_before_the_first_snapshot_it_is_a_conflict(sqlite_db):
     db_api.sync_aggregates(sqlite_db, [m.Aggregate("agg-a", 1, None, "az1")])
     db_api.update_aggregate_config(sqlite_db, "agg-a", {"marker": "HA", "no_op_mode": False}, "test")
     _get(seed.make_app(sqlite_db), 409)
+
+
+def _racked_region(pattern=r"^(h[12]|h3)$"):
+    """h1..h3 full, h4 empty; the pattern names each host its own domain (h4 in none) unless told."""
+    hosts = [b.host(h, ram_mb=16384, used_ram_mb=12288 if h != "h4" else 0, aggregates=("agg-a",))
+             for h in ("h1", "h2", "h3", "h4")]
+    region = what_if._region(_full_vms(), hosts)
+    agg_a = msgspec.structs.replace(region.aggregates[0], metadata={failure_domains.PATTERN_KEY: pattern})
+    return msgspec.structs.replace(region, aggregates=(agg_a,) + region.aggregates[1:])
+
+
+def test_from_1_5_each_failure_domain_is_planned_failing_as_a_whole(ha_db, noauth_app):
+    seed.store(ha_db, _racked_region(r"^(h)[12]$"))  # h1 and h2 in rack "h": h4 takes one VM, not both
+    body = _get(noauth_app)["failover"]
+    assert (body["tolerance"], body["below_reserve"]) == (1, False)  # hosts: as in 1.4 (pairs at risk)
+    [rack] = body["failure_domains"]
+    assert (rack["name"], rack["hosts"], body["failure_domain_error"]) == ("h", ["h1", "h2"], None)
+    [entry] = rack["vms_without_target"]
+    assert entry["vm_id"] in ("v1", "v2") and entry["code"] == "ram_depleted"
+
+
+def test_at_1_4_the_answer_is_unchanged_by_labels(ha_db, noauth_app):
+    seed.store(ha_db, _racked_region(r"^(h)[12]$"))
+    at_1_4 = _get(noauth_app, version="vm-resource-manager 1.4")["failover"]
+    latest = _get(noauth_app)["failover"]
+    assert "failure_domains" not in at_1_4 and "failure_domain_error" not in at_1_4
+    assert {k: v for k, v in latest.items() if not k.startswith("failure_domain")} == dict(
+        at_1_4, computed_at=latest["computed_at"])
+
+
+def test_a_pattern_that_is_not_a_regular_expression_is_named_in_the_answer(ha_db, noauth_app):
+    seed.store(ha_db, _racked_region("(h"))
+    body = _get(noauth_app)["failover"]
+    assert body["failure_domains"] == [] and body["tolerance"] == 1
+    assert body["failure_domain_error"].startswith("ha_failure_domain_pattern '(h' on aggregate agg-a is not")
+
+
+def test_both_versions_answer_their_documented_schema(ha_db, noauth_app):
+    seed.store(ha_db, _racked_region())
+    for version in ("1.4", "1.5"):
+        body = _get(noauth_app, version="vm-resource-manager " + version)
+        paths = openapi.document(version=microversion.parse(version))["paths"]
+        operation = paths["/v1/aggregates/{name}/failover"]["get"]
+        jsonschema.validate(body, operation["responses"]["200"]["content"]["application/json"]["schema"])

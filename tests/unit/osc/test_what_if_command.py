@@ -9,12 +9,15 @@ test's server (its port, closed by then).
 
 import json
 
+import msgspec
 from openstackclient import shell
 import pytest
 
 from keyvrm.api import serve
 from keyvrm.db import api as db_api
 from keyvrm.db import migration
+from keyvrm.model import snapshot as m
+from keyvrm.planning import failure_domains
 from keyvrmclient.osc.v1 import aggregate
 from tests.unit.api import seed
 from tests.unit.api import test_aggregate_what_if as api_case
@@ -28,10 +31,13 @@ def served(tmp_path_factory):
     seed.seed(sqlite_db)
     db_api.update_app_config(sqlite_db, {"enabled": True}, "test")
     db_api.update_aggregate_config(sqlite_db, "agg-a", {"storage_mode": "shared"}, "test")
-    hosts = [api_case._host("h1"), api_case._host("h2"), api_case._host("h3", ram_mb=8192),
-             api_case._host("h4", ram_mb=8192)]
-    seed.store(sqlite_db, api_case._region([b.vm("first", "h1", evacuate_order=1), b.vm("big", "h1", ram_mb=98304),
-                                            b.vm("pinned", "h1", no_evac=True), b.vm("any", "h2")], hosts))
+    racked = ("agg-a", "rack-a")  # h1 and h2 in a rack aggregate labelled rack-a: h1's big VM fits in no host left
+    hosts = [api_case._host("h1", aggregates=racked), api_case._host("h2", aggregates=racked),
+             api_case._host("h3", ram_mb=8192), api_case._host("h4", ram_mb=8192)]
+    region = api_case._region([b.vm("first", "h1", evacuate_order=1), b.vm("big", "h1", ram_mb=98304),
+                               b.vm("pinned", "h1", no_evac=True), b.vm("any", "h2")], hosts)
+    rack = m.Aggregate("rack-a", 3, None, "az1", {failure_domains.DOMAIN_KEY: "rack-a"}, ("h1", "h2"))
+    seed.store(sqlite_db, msgspec.structs.replace(region, aggregates=region.aggregates + (rack,)))
     server = serve.serve_in_thread(seed.make_app(sqlite_db), "127.0.0.1", 0)
     yield server
     server.shutdown()
@@ -79,10 +85,15 @@ def test_what_if_as_json_is_the_api_answer(served, capsys):
 
 
 def test_failover_prints_the_verdict_then_each_vm_at_risk_with_the_checks_that_refused_it(served, capsys):
-    first, table = _openstack(served, capsys, "agg-a", command="failover").split("\n", 1)
+    hosts, domains = _openstack(served, capsys, "agg-a", command="failover").split("\n\n")
+    first, table = hosts.split("\n", 1)
     assert first.startswith("agg-a tolerates 0 host failure(s) of 4 hosts; reserve 1: BELOW its reserve")
     assert _cells(table) == [list(aggregate.AT_RISK_COLUMNS),
                              ["h1", "big", "ram_depleted", "h2 ram_depleted, h3 ram_depleted, h4 ram_depleted"]]
+    line, racks = domains.split("\n", 1)  # the rack's loss, h1 and h2 together (API 1.5)
+    assert line == "1 failure domain(s), 1 whose failure leaves VMs without a target:"
+    assert _cells(racks) == [list(aggregate.DOMAIN_AT_RISK_COLUMNS),
+                             ["rack-a", "big", "ram_depleted", "h3 ram_depleted, h4 ram_depleted"]]
 
 
 def test_failover_as_json_is_the_api_answer(served, capsys):
@@ -90,3 +101,5 @@ def test_failover_as_json_is_the_api_answer(served, capsys):
     assert (found["tolerance"], found["reserve"], found["below_reserve"], found["hosts"]) == (0, 1, True, 4)
     assert [(risk["hosts"], [e["vm_id"] for e in risk["vms_without_target"]]) for risk in found["at_risk"]] == [
         (["h1"], ["big"])]
+    assert [(d["name"], d["hosts"], [e["vm_id"] for e in d["vms_without_target"]])
+            for d in found["failure_domains"]] == [("rack-a", ["h1", "h2"], ["big"])]

@@ -6,6 +6,7 @@ from keyvrm.model.settings import AggregateConfig
 from keyvrm.model.settings import AppConfig
 from keyvrm.model import snapshot as m
 from keyvrm.planning import failover
+from keyvrm.planning import failure_domains
 from keyvrm.planning import ha
 from keyvrm.scheduling import capacity
 from tests.unit.planning import builders as b
@@ -179,3 +180,69 @@ def test_every_field_of_a_host_or_vm_a_plan_may_read_changes_the_fingerprint():
             assert changed != base, "%s.%s is not in the fingerprint" % (kind.__name__, field)
             checked += 1
     assert checked >= 20
+
+
+def _racked(hosts, vms, racks, max_k=2, **kwargs):
+    """``racks``: {domain: hosts}, each a Nova aggregate carrying ha_failure_domain."""
+    extra = tuple(m.Aggregate("rack-" + name, 10 + i, metadata={failure_domains.DOMAIN_KEY: name},
+                              hosts=tuple(members)) for i, (name, members) in enumerate(sorted(racks.items())))
+    hosts = [msgspec.structs.replace(h, aggregates=h.aggregates + tuple(a.name for a in extra if h.name in a.hosts))
+             for h in hosts]
+    return failover.analyse_failover(b.snapshot(hosts, vms, extra_aggregates=extra), AppConfig(), b.agg_config(),
+                                     max_k=max_k, **kwargs)
+
+
+def _rack_of_two():
+    """Rack A (a, b: 4200 MB each) fails: the spare d takes one VM, c's 3992 MB free are too few for the other."""
+    hosts = [_host("a", 4200), _host("b", 4200), _host("c", 4200), _host("d")]
+    vms = [b.vm("a1", "a", ram_mb=4200), b.vm("b1", "b", ram_mb=4200), b.vm("c1", "c", ram_mb=4200)]
+    return hosts, vms, {"A": ["a", "b"], "B": ["c"], "C": ["d"]}
+
+
+def test_a_rack_whose_loss_leaves_a_vm_behind_while_every_single_host_passes():
+    analysis = _racked(*_rack_of_two(), max_k=1)
+    assert (analysis.tolerance, analysis.at_risk, analysis.domains) == (1, (), 3)
+    [rack] = analysis.domains_at_risk
+    assert (rack.name, rack.hosts, len(rack.vm_ids)) == ("A", ("a", "b"), 1)
+    assert rack.without_target[0].code == capacity.RAM_DEPLETED
+    # B (c's VM goes to d) and C (d holds no VM) are absorbed
+    assert [(d.name, d.without_target) for d in analysis.failure_domains[1:]] == [("B", ()), ("C", ())]
+    assert failover.shortfall(analysis, 1) is None  # the warning stays about hosts
+
+
+def test_domains_are_analysed_whatever_k_and_leave_handled_hosts_out():
+    hosts, vms, racks = _rack_of_two()
+    assert _racked(hosts, vms, racks, max_k=0).domains_at_risk[0].name == "A"
+    analysis = _racked(hosts, vms, racks, handled=frozenset({"b"}))
+    assert [(d.name, d.hosts, d.without_target) for d in analysis.failure_domains][0] == ("A", ("a",), ())
+
+
+def test_a_rack_that_can_fail_and_hosts_without_labels_plan_no_domain():
+    hosts = [_host("a", 2048), _host("b", 2048), _host("c"), _host("d")]
+    vms = [b.vm("a1", "a", ram_mb=2048), b.vm("b1", "b", ram_mb=2048)]
+    racked = _racked(hosts, vms, {"A": ["a", "b"], "B": ["c", "d"]})
+    assert (racked.domains, racked.domains_at_risk, racked.domain_error) == (2, (), None)
+    assert (_analyse(hosts, vms).failure_domains, _analyse(hosts, vms).domain_error) == ((), None)
+
+
+def test_a_bad_pattern_analyses_no_domain_and_says_why():
+    hosts, vms, _ = _rack_of_two()
+    analysis = failover.analyse_failover(b.snapshot(hosts, vms, agg_metadata={
+        failure_domains.PATTERN_KEY: "(("}), AppConfig(), b.agg_config())
+    assert analysis.domains == 0 and failure_domains.PATTERN_KEY in analysis.domain_error
+    assert analysis.tolerance == 1  # the host answer is unaffected
+
+
+def test_a_new_rack_label_plans_again():
+    hosts, vms, _ = _rack_of_two()
+    cache = failover.AnalysisCache()
+    plain = failover.analyse_failover(b.snapshot(hosts, vms), AppConfig(), b.agg_config(), cache=cache)
+    labelled = failover.analyse_failover(b.snapshot(hosts, vms, agg_metadata={
+        failure_domains.PATTERN_KEY: "^[ab]$"}), AppConfig(), b.agg_config(), cache=cache)
+    assert (plain.domains, cache.hits) == (0, 0)
+    assert [(d.name, d.hosts) for d in labelled.failure_domains] == [("a", ("a",)), ("b", ("b",))]
+
+
+def test_without_domains_asked_no_rack_is_planned():
+    analysis = _racked(*_rack_of_two(), with_domains=False)
+    assert (analysis.domains, analysis.tolerance) == (0, 1)

@@ -189,6 +189,7 @@ class WhatIfAggregate(command.Lister):
 
 
 AT_RISK_COLUMNS = ("Failed hosts", "VM", "Code", "Rejected by")
+DOMAIN_AT_RISK_COLUMNS = ("Failed domain", "VM", "Code", "Rejected by")
 
 
 class FailoverAggregate(command.Lister):
@@ -197,8 +198,10 @@ class FailoverAggregate(command.Lister):
     The tolerance is how many hosts may fail together with every evacuable VM placed
     (planned now with HA's own planner, up to ``[ha] failover_max_k``). The table lists,
     for each host (or pair) whose failure would leave VMs without a target, those VMs and
-    the check that rejected each candidate host. ``-f json`` / ``-f yaml`` give the API's
-    answer as it is.
+    the check that rejected each candidate host. A server of API 1.5 also plans each
+    failure domain (rack) failing as a whole: a line counts them, and a second table lists
+    the VMs a domain's failure would leave without a target. ``-f json`` / ``-f yaml`` give
+    the API's answer as it is.
     """
 
     def get_parser(self, prog_name):
@@ -222,5 +225,23 @@ class FailoverAggregate(command.Lister):
                                  found["reserve"], verdict, found["snapshot_id"]))
         if data:
             super().produce_output(parsed_args, column_names, data)
+        if "failure_domains" in found:
+            self._domains_output(parsed_args, found)
         self.app.stdout.write(common.ha_not_run_line(found))
         return 0
+
+    def _domains_output(self, parsed_args, found):
+        """The failure domains' line and the VMs each domain at risk would leave behind (API 1.5)."""
+        domains = found["failure_domains"]
+        if found["failure_domain_error"]:
+            self.app.stdout.write("failure domains not analysed: %s\n" % found["failure_domain_error"])
+            return
+        if not domains:
+            return
+        at_risk = [d for d in domains if d["vms_without_target"]]
+        self.app.stdout.write("\n%d failure domain(s), %d whose failure leaves VMs without a target%s\n" % (
+            len(domains), len(at_risk), ":" if at_risk else ""))
+        if at_risk:
+            super().produce_output(parsed_args, DOMAIN_AT_RISK_COLUMNS, [
+                (d["name"], e["vm_id"], e["code"], event.rejections(e))
+                for d in at_risk for e in d["vms_without_target"]])

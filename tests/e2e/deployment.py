@@ -281,6 +281,16 @@ class Deployment:
         response.raise_for_status()
         return response.json()
 
+    def newest_cycle(self) -> int:
+        """The id of the newest cycle the API lists (0: none yet)."""
+        return max([c["id"] for c in self.api("/cycles?limit=50")["cycles"]] or [0])
+
+    def cycle_after(self, cycle_id, timeout_s, what) -> dict:
+        """The first completed cycle newer than ``cycle_id``, waited for (``what``: the failure's words)."""
+        return self.wait(lambda: next((c for c in self.api("/cycles?limit=10")["cycles"]
+                                       if c["id"] > cycle_id and c["status"] == "completed"), None),
+                         timeout_s, what)
+
     def kill_compute(self, host):
         """The hypervisor dies: nova-compute stops reporting and its heartbeat agent is gone.
 

@@ -134,16 +134,6 @@ def _warnings_about(region, host, seen):
     return [(e, r) for e in events if e["id"] not in seen for r in e["reasons"] if r["host"] == host]
 
 
-def _newest_cycle(region):
-    return max([c["id"] for c in region.api("/cycles?limit=50")["cycles"]] or [0])
-
-
-def _cycle_after(region, cycle_id, timeout_s, what):
-    return region.wait(lambda: next((c for c in region.api("/cycles?limit=10")["cycles"]
-                                     if c["id"] > cycle_id and c["status"] == "completed"), None),
-                       timeout_s, what)
-
-
 def _fenced_so_far(region):
     """What fencing has done in the region: KeyVRM's host states, Nova's forced-down services, IPMI power-offs."""
     return {"states": {h: region.api("/hypervisors/%s" % h)["hypervisor"]["state"] for h in region.hosts},
@@ -212,9 +202,9 @@ def test_a_sentinel_failover_and_a_redis_outage_fence_no_host(ha_region):
     back_s = time.time()
     region.wait(lambda: all((_heartbeat(region, h) or 0) > back_s for h in region.hosts), 60,
                 "the heartbeats did not come back after the outage")
-    newest = _newest_cycle(region)
+    newest = region.newest_cycle()
     region.openstack("cycle", "run")
-    _cycle_after(region, newest, 90, "no cycle completed after the outage")
+    region.cycle_after(newest, 90, "no cycle completed after the outage")
     print("failover and the heartbeats on the new master %.1f s, outage %.0f s, heartbeats back and a cycle %.1f s"
           % (failover_s, REDIS_OUTAGE_S, time.time() - back_s))
 
@@ -226,7 +216,7 @@ def test_an_engine_paused_a_tsdb_unreachable_and_an_agent_restarted_at_once_fenc
     # SIGSTOPped (unreachable) as long, one host's heartbeat agent restarted (silent 4 s).
     region = ha_region
     before = _fenced_so_far(region)
-    newest = _newest_cycle(region)
+    newest = region.newest_cycle()
     paused = [region.services["keyvrm-engine"].pid, region.tsdb_process.pid]
     restarted = region.hosts[3]
     for pid in paused:
@@ -243,7 +233,7 @@ def test_an_engine_paused_a_tsdb_unreachable_and_an_agent_restarted_at_once_fenc
     region.wait(lambda: (_heartbeat(region, restarted) or 0) > resumed_s - HEARTBEAT_INTERVAL_S, 30,
                 "the restarted agent does not write")
     region.openstack("cycle", "run")
-    _cycle_after(region, newest, 120, "no cycle completed after the pause")
+    region.cycle_after(newest, 120, "no cycle completed after the pause")
     assert _fenced_so_far(region) == before
 
 
@@ -304,7 +294,7 @@ def test_a_host_cut_off_with_its_bmc_is_left_alone_and_a_warning_says_why(ha_reg
 
     warned = region.wait(lambda: _warnings_about(region, host, region.events_before_cut), HEARTBEAT_STALE_S + 90,
                          "no warning about the cut-off host")
-    _cycle_after(region, min(e["cycle_id"] or 0 for e, _ in warned), 90, "no cycle after the first warning")
+    region.cycle_after(min(e["cycle_id"] or 0 for e, _ in warned), 90, "no cycle after the first warning")
     print("cut off -> warned (%s), then a cycle: %.1f s"
           % (sorted({r["code"] for _, r in warned}), time.monotonic() - power_loss_and_cut_off))
     assert time.monotonic() - power_loss_and_cut_off > HEARTBEAT_STALE_S

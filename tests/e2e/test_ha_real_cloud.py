@@ -103,16 +103,6 @@ def _all_active_off(region, server_ids, host):
     return all(_active_off(_server(region, s), host) for s in server_ids)
 
 
-def _cycle_after(region, cycle_id, timeout_s, what):
-    return region.wait(lambda: next((c for c in region.api("/cycles?limit=10")["cycles"]
-                                     if c["id"] > cycle_id and c["status"] == "completed"), None),
-                       timeout_s, what)
-
-
-def _newest_cycle(region):
-    return max([c["id"] for c in region.api("/cycles?limit=50")["cycles"]] or [0])
-
-
 def _evacuations_from(region, server_id, host):
     migrations = nova_helpers.nova(region.driver, "GET", "/os-migrations?instance_uuid=%s" % server_id,
                                    "2.80")["migrations"]
@@ -129,23 +119,23 @@ def _kill_and_wait(region, host, victims, timeout_s=240):
 def test_ha_waits_until_the_operator_declares_the_storage(region):
     region.openstack("config", "set", "--enabled", "true")
     region.openstack("cycle", "run")
-    _cycle_after(region, 0, 90, "no first cycle completed")  # it brings Nova's aggregates in
+    region.cycle_after(0, 90, "no first cycle completed")  # it brings Nova's aggregates in
     shown = region.openstack("aggregate", "show", HA_AGGREGATE)
     assert shown["storage_mode"] is None and shown["no_op_mode"] is True
     region.openstack("aggregate", "set", HA_AGGREGATE, "--marker", "HA", "--no-noop")
-    newest = _newest_cycle(region)
+    newest = region.newest_cycle()
     region.openstack("cycle", "run")
-    cycle = _cycle_after(region, newest, 90, "no cycle completed")
+    cycle = region.cycle_after(newest, 90, "no cycle completed")
     assert "storage_undeclared" in (cycle["reason"] or ""), cycle
 
 
 def test_a_nova_outage_is_insufficient_evidence_and_nothing_is_fenced(region):
     region.openstack("aggregate", "set", HA_AGGREGATE, "--storage-mode", "shared")
-    newest = _newest_cycle(region)
+    newest = region.newest_cycle()
     region.cloud.fault(503)
     try:
         region.openstack("cycle", "run")
-        cycle = _cycle_after(region, newest, 90, "no cycle completed during the Nova outage")
+        cycle = region.cycle_after(newest, 90, "no cycle completed during the Nova outage")
     finally:
         region.cloud.fault(None)
     assert cycle["reason_code"] == "sources_failed" and "nova failed" in cycle["reason"], cycle

@@ -380,7 +380,8 @@ def ordered_pass(ctx, vms, excluded_hosts, avoid_targets, max_rejected_hosts=Non
         if target is None:
             left_over[vm.id] = _no_target_reason(vm, rejected, online, max_rejected_hosts)
             continue
-        ledger.move(vm, request.resources, target)
+        # a failed host is never a target: its state is left unbuilt and unchanged
+        ledger.move(vm, request.resources, target, release=ledger.location(vm.id) not in excluded_hosts)
         targets[vm.id] = target
     return OrderedPass(targets, requests, left_over)
 

@@ -151,10 +151,12 @@ class Ledger:
         return capacity_rejection(self.hosts[host], request) or self.quota_rejection(
             vm, request)
 
-    def move(self, vm: m.VM, request: ResourceRequest, target: str) -> None:
+    def move(self, vm: m.VM, request: ResourceRequest, target: str, release: bool = True) -> None:
         """Count ``vm`` on ``target`` and no longer where it was counted before.
 
         A VM already counted on ``target`` is left as it is (never counted twice).
+        ``release=False`` leaves the host it leaves as it was: for a failed host, whose
+        state no plan reads (an evacuation never targets it), that saves building it.
         """
         source = self.location(vm.id)
         if source == target:
@@ -164,7 +166,7 @@ class Ledger:
             if headroom is not None:
                 headroom[m.VCPU] = headroom.get(m.VCPU, float("inf")) - request.vcpus
                 headroom[m.MEMORY_MB] = headroom.get(m.MEMORY_MB, float("inf")) - request.ram_mb
-        elif source in self.hosts:
+        elif release and source in self.hosts:
             self._release(vm, request, self.hosts[source])
         state = self.hosts[target]
         self._save(state)

@@ -29,6 +29,7 @@ VERSIONS = (
     "1.3",  # POST /v1/aggregates/{name}/what-if: the plan HA would make now if given hosts died
     "1.4",  # GET /v1/aggregates/{name}/failover: the aggregate's failover tolerance against its reserve
     "1.5",  # GET /v1/aggregates/{name}/failover: its failure domains (racks), each planned failing as a whole
+    "1.6",  # aggregates: lb_level (the LB dial, 1-5) shown and accepted, lb_level_overridden shown
 )
 
 _NUMBER = re.compile(r"(0|[1-9][0-9]{0,5})\.(0|[1-9][0-9]{0,5})")
@@ -61,6 +62,7 @@ OUTCOMES_OF_EVERY_AGGREGATE = parse("1.2")
 WHAT_IF = parse("1.3")
 FAILOVER = parse("1.4")
 FAILURE_DOMAINS = parse("1.5")
+LB_LEVEL = parse("1.6")
 
 
 def _asked(value):

@@ -82,7 +82,7 @@ def _operation(route, by_operation_id, version):
         operation["security"] = []
     if route.request_schema is not None:
         operation["requestBody"] = {"required": route.method == "PATCH", "content": {
-            "application/json": {"schema": route.request_schema}}}
+            "application/json": {"schema": route.request_schema_at(version)}}}
     return operation
 
 

@@ -56,8 +56,9 @@ class Route:
     """One endpoint: method, OpenAPI-style path, handler, policy rule and schemas.
 
     ``response_schema`` is one schema, or ``Versioned`` when the response changed in a
-    microversion (``response_schema_at``). ``since`` is the microversion the endpoint came
-    with (None: 1.0); below it the endpoint does not exist (404) and is not documented.
+    microversion (``response_schema_at``); ``request_schema`` too (``request_schema_at``).
+    ``since`` is the microversion the endpoint came with (None: 1.0); below it the endpoint
+    does not exist (404) and is not documented.
     """
 
     method: str
@@ -67,7 +68,7 @@ class Route:
     response_schema: object
     policy: Optional[str] = None
     status: int = 200
-    request_schema: Optional[dict] = None
+    request_schema: object = None
     query: tuple = ()
     errors: tuple = ()
     public: bool = False
@@ -87,6 +88,19 @@ class Route:
         if isinstance(self.response_schema, Versioned):
             return self.response_schema.at(version)
         return self.response_schema
+
+    def request_schema_at(self, version):
+        """The schema of this endpoint's request bodies at microversion ``version`` (None: no body)."""
+        if isinstance(self.request_schema, Versioned):
+            return self.request_schema.at(version)
+        return self.request_schema
+
+    def body_field_since(self, field):
+        """The first microversion whose request body may name the top-level ``field`` (None: none, or unversioned)."""
+        if not isinstance(self.request_schema, Versioned):
+            return None
+        return next((first for first, schema in self.request_schema.since
+                     if field in schema.get("properties", {})), None)
 
 
 @dataclasses.dataclass(frozen=True)

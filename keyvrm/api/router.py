@@ -54,8 +54,21 @@ def _mapper():
     return mapper, by_path
 
 
-def _body(request, route, max_depth):
-    if route.request_schema is None:
+def _refuse_fields_of_later_versions(route, schema, document, version):
+    """``InvalidField`` naming a body field a later microversion than ``version`` accepts, with the one to ask for."""
+    if not isinstance(document, dict):
+        return
+    for field in document:
+        since = route.body_field_since(field)
+        if field not in schema.get("properties", {}) and since is not None and since > version:
+            raise exception.InvalidField(field, "%s is accepted from microversion %s; this request is served at"
+                                         " %s (send %s: %s %s)" % (field, since, version, microversion.HEADER,
+                                                                   microversion.SERVICE_TYPE, since))
+
+
+def _body(request, route, max_depth, version):
+    schema = route.request_schema_at(version)
+    if schema is None:
         return None
     if not request.body:
         if route.method == "PATCH":
@@ -64,7 +77,8 @@ def _body(request, route, max_depth):
     if request.content_type not in JSON_TYPES:
         raise webob.exc.HTTPUnsupportedMediaType("send application/json, not %s" % request.content_type)
     document = inputs.parse_json(request.body, max_depth)
-    validation.validate(route.request_schema, document)
+    _refuse_fields_of_later_versions(route, schema, document, version)
+    validation.validate(schema, document)
     return document
 
 
@@ -112,7 +126,7 @@ class Router:
         inputs.check_query_string(request.environ.get("QUERY_STRING", ""))
         query = validation.coerce_query(route.query, request.GET)
         call = api_call.Call(request, self.services, context, query,
-                             _body(request, route, self.services.conf.api.max_json_depth), version)
+                             _body(request, route, self.services.conf.api.max_json_depth, version), version)
         result = route.handler(call, **match)
         if not route.public:  # public routes do not read the database
             self.outages.served()

@@ -20,7 +20,7 @@ def _aggregate_config_from_row(row):
         no_op_reason=row.no_op_reason, lb_period=row.lb_period, lb_weights=dict(row.lb_weights),
         lb_overload_threshold=row.lb_overload_threshold,
         lb_target_max_load=row.lb_target_max_load, lb_ceilings=dict(row.lb_ceilings),
-        storage_mode=row.storage_mode, ha_failover_reserve=row.ha_failover_reserve)
+        storage_mode=row.storage_mode, ha_failover_reserve=row.ha_failover_reserve, lb_level=row.lb_level)
 
 
 def _aggregate_row(session, name, lock=False):
@@ -68,7 +68,8 @@ def update_aggregate_config(db, name, changes, changed_by, request_id=None):
     The row is locked while the cross-field rules are checked (``SELECT ... FOR UPDATE``),
     so concurrent changes are judged one after another and each audit's old value is the
     value it replaced. ``lb_weights`` and ``lb_ceilings`` are merged into the stored ones
-    (JSON Merge Patch, RFC 7396: keys not given keep their value; a null ceiling is none).
+    (JSON Merge Patch, RFC 7396: keys not given keep their value; a null ceiling is none),
+    or, when the same changes choose an ``lb_level``, into the ones that level sets.
     """
     if not changed_by:
         raise exception.InvalidField("changed_by", "who makes the change must be known")
@@ -77,13 +78,20 @@ def update_aggregate_config(db, name, changes, changed_by, request_id=None):
         before = _aggregate_config_from_row(row)
         for field in ("lb_weights", "lb_ceilings"):
             if isinstance(changes.get(field), dict):
-                changes = dict(changes, **{field: dict(getattr(before, field), **changes[field])})
+                changes = dict(changes, **{field: dict(_merged_into(before, changes, field), **changes[field])})
         after = settings.validate_aggregate_config(before, changes)
         fields = settings.AGGREGATE_CONFIG_FIELDS
         for field in config.audit(session, "aggregate", name, before, after, fields, changed_by,
                                   request_id):
             setattr(row, field, getattr(after, field))
         return after
+
+
+def _merged_into(before, changes, field):
+    """The object a partial ``field`` of ``changes`` is merged into: the chosen level's, else the stored one."""
+    level = changes.get("lb_level")
+    preset = settings.LB_LEVELS.get(level, {}) if isinstance(level, int) else {}
+    return preset.get(field, getattr(before, field))
 
 
 def set_failover(db, name, short: bool, tolerance: Optional[int]) -> bool:
@@ -154,10 +162,12 @@ def _last_events(session, names):
 
 
 def _aggregate_dict(row, last_event):
-    values = dataclasses.asdict(_aggregate_config_from_row(row))
+    config = _aggregate_config_from_row(row)
+    values = dataclasses.asdict(config)
     values.update(nova_id=row.nova_id, availability_zone=row.availability_zone, deleted=row.deleted,
                   created_at=row.created_at, updated_at=row.updated_at, last_event=last_event,
-                  failover_short=row.failover_short, failover_tolerance=row.failover_tolerance)
+                  failover_short=row.failover_short, failover_tolerance=row.failover_tolerance,
+                  lb_level_overridden=list(config.lb_level_overridden))
     return values
 
 

@@ -95,6 +95,8 @@ class AggregateConfig(Base):
     lb_ceilings = sa.Column(sa.JSON, nullable=False, default=lambda: dict(settings.DEFAULT_LB_CEILINGS))
     storage_mode = sa.Column(sa.String(16))  # shared | local; NULL = undeclared (HA does not run)
     ha_failover_reserve = sa.Column(sa.Integer, nullable=False, default=1)
+    # the LB dial (settings.LB_LEVELS) whose thresholds were written when it was chosen
+    lb_level = sa.Column(sa.Integer, nullable=False, default=settings.DEFAULT_LB_LEVEL)
     # engine-written: whether the last cycle found the tolerance below the reserve (alerts on change)
     failover_short = sa.Column(sa.Boolean, nullable=False, default=False)
     # engine-written: the tolerance the last cycle found, searched up to the reserve (NULL: not analysed)

@@ -56,6 +56,25 @@ DEFAULT_LB_WEIGHTS = {"cpu": 1.0, "ram": 1.0, "net": 0.5, "hugepages": 0.0}
 # allocation, full by design, so they have none.
 LB_CEILING_KEYS = LB_WEIGHT_KEYS
 DEFAULT_LB_CEILINGS = {"cpu": 85.0, "ram": 95.0, "net": 90.0, "hugepages": None}
+# The LB dial (``lb_level``, as vSphere DRS's migration threshold): the thresholds each level
+# sets when it is chosen; the operator may still override any of them afterwards.
+# 1: only hosts at or above a ceiling, relieved to just under it (syn_score is not read);
+# 2: also a syn_score above 90; 3 (default): today's hot-spot relief (80 / 70);
+# 4: earlier (70 / 60, lower ceilings); 5: balance -- as 4, and a host more than
+# LB_BALANCE_BAND_PCT above the aggregate's mean on a measure is overloaded on it and
+# relieved to half that band above the mean (keyvrm.planning.lb.balance_config).
+LB_LEVELS = {
+    1: {"lb_overload_threshold": 100.0, "lb_target_max_load": 98.0, "lb_ceilings": DEFAULT_LB_CEILINGS},
+    2: {"lb_overload_threshold": 90.0, "lb_target_max_load": 80.0, "lb_ceilings": DEFAULT_LB_CEILINGS},
+    3: {"lb_overload_threshold": 80.0, "lb_target_max_load": 70.0, "lb_ceilings": DEFAULT_LB_CEILINGS},
+    4: {"lb_overload_threshold": 70.0, "lb_target_max_load": 60.0,
+        "lb_ceilings": {"cpu": 80.0, "ram": 90.0, "net": 85.0, "hugepages": None}},
+    5: {"lb_overload_threshold": 70.0, "lb_target_max_load": 60.0,
+        "lb_ceilings": {"cpu": 80.0, "ram": 90.0, "net": 85.0, "hugepages": None}},
+}
+DEFAULT_LB_LEVEL = 3
+LB_BALANCE_LEVEL = 5
+LB_BALANCE_BAND_PCT = 10.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -95,6 +114,13 @@ class AggregateConfig:
     storage_mode: Optional[str] = None  # STORAGE_MODES; None: undeclared, HA does not run
     # hosts whose failure HA must be able to absorb (keyvrm.planning.failover); 0: no reserve
     ha_failover_reserve: int = 1
+    lb_level: int = DEFAULT_LB_LEVEL  # LB_LEVELS: the dial that set the thresholds above
+
+    @property
+    def lb_level_overridden(self) -> tuple:
+        """The LB thresholds that differ from what ``lb_level`` sets (names, sorted)."""
+        preset = LB_LEVELS[self.lb_level]
+        return tuple(sorted(name for name, value in preset.items() if getattr(self, name) != value))
 
     @property
     def lb_hysteresis_pct(self) -> float:
@@ -287,6 +313,7 @@ _AGGREGATE_RULES = {
     "lb_ceilings": _lb_ceilings,
     "storage_mode": _storage_mode,
     "ha_failover_reserve": lambda f, v: _as_int(f, v, minimum=0, maximum=MAX_FAILOVER_RESERVE),
+    "lb_level": lambda f, v: _as_int(f, v, minimum=min(LB_LEVELS), maximum=max(LB_LEVELS)),
 }
 
 
@@ -309,11 +336,16 @@ def validate_app_config(current: AppConfig, changes: dict) -> AppConfig:
 def validate_aggregate_config(current: AggregateConfig, changes: dict) -> AggregateConfig:
     """Return ``current`` with ``changes`` applied, checking rules that span fields.
 
-    Turning NOOP on needs a reason; the LB target limit must stay below the overload
-    threshold (else a move could overload its target), and each ceiling above that gap
-    (targets stay that far below a ceiling, so none could take anything).
+    Choosing an ``lb_level`` sets its thresholds (``LB_LEVELS``) except those the same
+    changes give. Turning NOOP on needs a reason; the LB target limit must stay below the
+    overload threshold (else a move could overload its target), and each ceiling above
+    that gap (targets stay that far below a ceiling, so none could take anything).
     """
     coerced = _coerce(_AGGREGATE_RULES, changes)
+    if "lb_level" in coerced:
+        preset = LB_LEVELS[coerced["lb_level"]]
+        coerced = {**{name: (dict(value) if isinstance(value, dict) else value)
+                      for name, value in preset.items()}, **coerced}
     updated = dataclasses.replace(current, **coerced)
     if coerced.get("no_op_mode") is True and not (updated.no_op_reason or "").strip():
         raise InvalidField("no_op_reason", "a reason is required when NOOP mode is turned on")

@@ -46,8 +46,10 @@ import dataclasses
 import heapq
 import itertools
 import operator
+import statistics
 from typing import Optional
 
+from keyvrm.model import settings
 from keyvrm.model import snapshot as m
 from keyvrm.planning.context import build_context
 from keyvrm.planning import failover
@@ -143,6 +145,34 @@ def overload_causes(load: scoring.Load, score: Optional[float], agg_config) -> t
         if ceiling is not None and value is not None and value >= ceiling:
             causes.append((key, value, ceiling))
     return tuple(causes)
+
+
+def balance_config(agg_config, loads):
+    """The thresholds a plan of ``agg_config`` uses on hosts of ``loads`` (``scoring.Load`` each).
+
+    ``agg_config`` itself below the balance level. At ``lb_level`` 5 (balance), each
+    threshold is at most the aggregate's mean on its measure plus
+    ``LB_BALANCE_BAND_PCT`` (the target limit: plus half of it): a host that far above
+    the mean is overloaded and relieved to near the mean, so the spread shrinks until a
+    move no longer gains ``min_improvement_pct``.
+    """
+    if agg_config.lb_level != settings.LB_BALANCE_LEVEL:
+        return agg_config
+    band = settings.LB_BALANCE_BAND_PCT
+    loads = list(loads)
+    scores = [s for s in (scoring.syn_score(load, agg_config.lb_weights) for load in loads) if s is not None]
+    changes = {}
+    if scores:
+        mean = sum(scores) / len(scores)
+        changes.update(lb_overload_threshold=min(agg_config.lb_overload_threshold, mean + band),
+                       lb_target_max_load=min(agg_config.lb_target_max_load, mean + band / 2))
+    ceilings = dict(agg_config.lb_ceilings)
+    for k, key in enumerate(scoring.METRICS):
+        values = [load.values()[k] for load in loads if load.values()[k] is not None]
+        # only a resource spread wider than the band is balanced (evening out a flat one costs moves)
+        if ceilings.get(key) is not None and len(values) > 1 and statistics.pstdev(values) >= band / 2:
+            ceilings[key] = min(ceilings[key], sum(values) / len(values) + band)
+    return dataclasses.replace(agg_config, lb_ceilings=ceilings, **changes)
 
 
 def _calc(before: scoring.Load, after: scoring.Load, weights) -> HostLoadCalc:
@@ -677,6 +707,7 @@ def _plan_balancing(snapshot, app_config, agg_config, busy, cooled, refused, unf
                     max_rejected_hosts, failover_max_k) -> Plan:
     ctx = build_context(snapshot, agg_config.name, app_config.nova_filters, busy, index,
                         filter_options, unfit_hosts=unfit)
+    agg_config = balance_config(agg_config, map(scoring.load_of, ctx.hosts))
     aggregate = agg_config.name
     huge, ordinary = hugepages_mix(list(itertools.chain.from_iterable(ctx.vms_by_host.values())))
     if huge and ordinary:

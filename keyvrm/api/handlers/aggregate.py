@@ -15,11 +15,17 @@ DELETED = route.Param("include_deleted", {"type": "boolean"}, "Also list aggrega
 def _render(values, version):
     """An aggregate as served at ``version``: its events' reasons shown for that version.
 
-    From 1.4 its failover tolerance the last cycle found and whether it is below the reserve.
+    From 1.4 its failover tolerance the last cycle found and whether it is below the reserve;
+    from 1.6 its LB level and the thresholds overridden since it was chosen.
     """
     if version < microversion.FAILOVER:
         values.pop("failover_short", None)
         values.pop("failover_tolerance", None)
+    for field, since in schema.CONFIG_FIELDS_SINCE.items():
+        if version < since:
+            values.pop(field, None)
+    if version < microversion.LB_LEVEL:
+        values.pop("lb_level_overridden", None)
     last = values.get("last_event")
     values["last_event_state"] = last["state"] if last else None
     for key in ("last_event", "current_event"):
@@ -56,7 +62,7 @@ def _latest_outcome(call, name):
 
 
 def update_aggregate(call, name):
-    """Change marker, NOOP (a reason is required to turn it on) and LB settings; audited."""
+    """Change marker, NOOP (a reason is required to turn it on) and LB settings (from 1.6 the LB level); audited."""
     db_api.update_aggregate_config(call.db, name, call.body, call.who, request_id=call.context.request_id)
     return show_aggregate(call, name)
 

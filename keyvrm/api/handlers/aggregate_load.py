@@ -35,8 +35,9 @@ def host_load(host, config):
 
 def show_aggregate_load(call, name):
     """Per-host load of an aggregate now; no hosts (``snapshot_id`` null) before the first snapshot."""
-    config = db_api.get_aggregate_config(call.db, name)
     found = hypervisors_db.list_aggregate_hosts(call.db, name)
+    config = lb.balance_config(db_api.get_aggregate_config(call.db, name), (
+        scoring.Load(h.cpu_pct, h.ram_pct, h.net_pct, h.hugepages_pct) for h in found.hosts))
     return {"aggregate_load": {
         "aggregate": name, "snapshot_id": found.snapshot_id, "taken_at": found.taken_at,
         "lb_weights": config.lb_weights, "lb_overload_threshold": config.lb_overload_threshold,

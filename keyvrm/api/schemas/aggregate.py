@@ -30,13 +30,31 @@ CONFIG_FIELDS = {
     "storage_mode": {"type": ["string", "null"], "enum": list(settings.STORAGE_MODES) + [None]},
     # Hosts whose failure HA must be able to absorb; 0: no reserve.
     "ha_failover_reserve": {"type": "integer", "minimum": 0, "maximum": settings.MAX_FAILOVER_RESERVE},
+    # The LB dial (from 1.6): choosing a level writes its thresholds, except those the same request gives.
+    "lb_level": {"type": "integer", "minimum": min(settings.LB_LEVELS), "maximum": max(settings.LB_LEVELS),
+                 "description": "the LB dial: 1 relieves only hosts at a ceiling, 3 (the default) hot spots"
+                                " above 80% syn_score, 5 also evens hosts out around the aggregate's mean;"
+                                " choosing one sets lb_overload_threshold, lb_target_max_load and"
+                                " lb_ceilings to its values, except those given in the same request"},
 }
 assert set(CONFIG_FIELDS) == set(settings.AGGREGATE_CONFIG_FIELDS)
+# The config fields each came with a microversion after 1.0 (below it they are neither shown nor accepted).
+CONFIG_FIELDS_SINCE = {"lb_level": microversion.LB_LEVEL}
+OVERRIDDEN = {"type": "array",
+              "items": {"type": "string", "enum": sorted(settings.LB_LEVELS[settings.DEFAULT_LB_LEVEL])},
+              "description": "the thresholds that differ from what lb_level sets (the operator overrode them"
+                             " after choosing it), sorted; [] when all are the level's"}
+
+
+def config_fields(version):
+    """The business config fields of an aggregate at ``version``."""
+    return {name: schema for name, schema in CONFIG_FIELDS.items()
+            if version >= CONFIG_FIELDS_SINCE.get(name, microversion.MIN_VERSION)}
 
 
 def _item_fields(version):
-    """An aggregate's fields at ``version`` (its newest event's reasons differ by version; 1.4 adds failover)."""
-    fields = dict(CONFIG_FIELDS, name=common.STRING, nova_id=common.OPT_INTEGER,
+    """An aggregate's fields at ``version`` (its events' reasons differ; 1.4 adds failover, 1.6 the LB level)."""
+    fields = dict(config_fields(version), name=common.STRING, nova_id=common.OPT_INTEGER,
                   availability_zone=common.OPT_STRING, deleted=common.BOOLEAN,
                   created_at=common.TIMESTAMP, updated_at=common.TIMESTAMP,
                   last_event=event.optional_event_item(version),
@@ -48,6 +66,8 @@ def _item_fields(version):
                                     " when met); null: not analysed (no HA, or a reserve of 0)"),
             failover_short=dict(common.BOOLEAN, description="the last cycle found the tolerance below"
                                 " ha_failover_reserve (it warned insufficient_failover_capacity)"))
+    if version >= microversion.LB_LEVEL:
+        fields.update(lb_level_overridden=OVERRIDDEN)
     return fields
 
 
@@ -75,9 +95,14 @@ def _aggregate(version):
 
 AGGREGATE = reason.versioned(_aggregate)
 
-# Turning NOOP on needs its reason in the same request.
-PATCH = {"type": "object", "properties": CONFIG_FIELDS, "additionalProperties": False,
-         "minProperties": 1,
-         "if": {"properties": {"no_op_mode": {"const": True}}, "required": ["no_op_mode"]},
-         "then": {"required": ["no_op_reason"],
-                  "properties": {"no_op_reason": common.VISIBLE_TEXT}}}
+
+def _patch(version):
+    """The config fields a change may give at ``version``; turning NOOP on needs its reason in the same request."""
+    return {"type": "object", "properties": config_fields(version), "additionalProperties": False,
+            "minProperties": 1,
+            "if": {"properties": {"no_op_mode": {"const": True}}, "required": ["no_op_mode"]},
+            "then": {"required": ["no_op_reason"],
+                     "properties": {"no_op_reason": common.VISIBLE_TEXT}}}
+
+
+PATCH = reason.versioned(_patch)

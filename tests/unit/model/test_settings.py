@@ -74,6 +74,10 @@ def test_values_from_the_command_line_are_coerced():
     ({"ha_failover_reserve": -1}, "ha_failover_reserve"),
     ({"ha_failover_reserve": 3}, "ha_failover_reserve"),  # the analysis searches at most 2 hosts
     ({"ha_failover_reserve": "one"}, "ha_failover_reserve"),
+    ({"lb_level": 0}, "lb_level"),
+    ({"lb_level": 6}, "lb_level"),
+    ({"lb_level": "x"}, "lb_level"),
+    ({"lb_level": True}, "lb_level"),
 ])
 def test_bad_aggregate_value_is_refused_naming_the_field(changes, field):
     current = settings.AggregateConfig("agg1")
@@ -122,3 +126,29 @@ def test_failover_reserve_from_the_command_line_is_coerced_and_zero_turns_it_off
     current = settings.AggregateConfig("agg1")
     assert settings.validate_aggregate_config(current, {"ha_failover_reserve": "2"}).ha_failover_reserve == 2
     assert settings.validate_aggregate_config(current, {"ha_failover_reserve": 0}).ha_failover_reserve == 0
+
+
+def test_the_default_thresholds_are_those_of_the_default_lb_level():
+    config = settings.AggregateConfig("agg1")
+    assert config.lb_level == settings.DEFAULT_LB_LEVEL == 3 and config.lb_level_overridden == ()
+
+
+@pytest.mark.parametrize("level", sorted(settings.LB_LEVELS))
+def test_choosing_an_lb_level_writes_its_thresholds_and_overrides_nothing(level):
+    tuned = settings.validate_aggregate_config(settings.AggregateConfig("agg1"), {"lb_overload_threshold": 85})
+    chosen = settings.validate_aggregate_config(tuned, {"lb_level": level})
+    assert {name: getattr(chosen, name) for name in settings.LB_LEVELS[level]} == settings.LB_LEVELS[level]
+    assert chosen.lb_level == level and chosen.lb_level_overridden == ()
+
+
+def test_a_threshold_given_with_the_level_wins_and_shows_as_overridden():
+    chosen = settings.validate_aggregate_config(settings.AggregateConfig("agg1"),
+                                                {"lb_level": "2", "lb_target_max_load": 75})
+    assert (chosen.lb_level, chosen.lb_overload_threshold, chosen.lb_target_max_load) == (2, 90.0, 75.0)
+    assert chosen.lb_level_overridden == ("lb_target_max_load",)
+
+
+def test_choosing_a_level_leaves_the_presets_unshared():
+    chosen = settings.validate_aggregate_config(settings.AggregateConfig("agg1"), {"lb_level": 4})
+    assert chosen.lb_ceilings == settings.LB_LEVELS[4]["lb_ceilings"]
+    assert chosen.lb_ceilings is not settings.LB_LEVELS[4]["lb_ceilings"]

@@ -68,6 +68,38 @@ def test_aggregate_set_with_lb_options_shows_the_new_config_as_yaml(served):
     assert shown["lb_ceilings"] == {"cpu": 90.0, "ram": 95.0, "net": None, "hugepages": None}
 
 
+def test_aggregate_set_lb_level_writes_its_thresholds_and_a_later_change_shows_as_overridden(served, seeded_db):
+    result = _openstack(served, "aggregate", "set", "agg-b", "--lb-level", "4", "-f", "json")
+    assert result.returncode == 0, result.stderr
+    shown = json.loads(result.stdout)
+    assert (shown["lb_level"], shown["lb_overload_threshold"], shown["lb_target_max_load"]) == (4, 70.0, 60.0)
+    assert shown["lb_level_overridden"] == []
+    result = _openstack(served, "aggregate", "set", "agg-b", "--lb-overload-threshold", "75", "-f", "json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["lb_level_overridden"] == ["lb_overload_threshold"]
+    listed = _openstack(served, "aggregate", "list", "-f", "json")
+    assert listed.returncode == 0, listed.stderr
+    assert [(r["name"], r["lb_level"]) for r in json.loads(listed.stdout)] == [
+        ("agg-a", "3"), ("agg-b", "4*"), ("agg-c", "3")]
+    shown = _openstack(served, "aggregate", "show", "agg-b", "-f", "json")
+    assert json.loads(shown.stdout)["lb_level_overridden"] == ["lb_overload_threshold"]
+
+
+def test_aggregate_set_lb_level_out_of_range_fails_naming_the_field_and_changes_nothing(served, seeded_db):
+    result = _openstack(served, "aggregate", "set", "agg-b", "--lb-level", "6")
+    assert result.returncode != 0 and "lb_level" in result.stderr
+    assert db_api.get_aggregate_config(seeded_db, "agg-b").lb_level == 3
+
+
+def test_at_api_1_5_the_list_has_no_lb_level_column_and_set_lb_level_says_it_needs_1_6(served, seeded_db):
+    listed = _openstack(served, "--os-keyvrm-api-version", "1.5", "aggregate", "list", "-f", "json")
+    assert listed.returncode == 0, listed.stderr
+    assert all("lb_level" not in row for row in json.loads(listed.stdout))
+    result = _openstack(served, "--os-keyvrm-api-version", "1.5", "aggregate", "set", "agg-b", "--lb-level", "4")
+    assert result.returncode != 0 and "lb_level needs microversion 1.6" in result.stderr
+    assert db_api.get_aggregate_config(seeded_db, "agg-b").lb_level == 3
+
+
 def test_config_set_then_value_output(served, seeded_db):
     result = _openstack(served, "config", "set", "--period", "45", "--nova-filters", "ComputeFilter",
                         "-f", "value", "-c", "period")

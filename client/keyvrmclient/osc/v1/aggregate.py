@@ -28,10 +28,12 @@ def _ceiling(text):
 
 
 class ListAggregates(command.Lister):
-    """List aggregates with marker, NOOP, the state of their last event and their failover capacity.
+    """List aggregates with marker, NOOP, the state of their last event, their failover capacity and LB level.
 
     ``failover`` is ``tolerance/reserve`` as the last cycle found it (searched up to the
-    reserve), ``SHORT`` when below it; empty for an aggregate not analysed.
+    reserve), ``SHORT`` when below it; empty for an aggregate not analysed. ``lb_level``
+    (a server of API 1.6) is the LB dial, with ``*`` when a threshold was overridden after
+    the level was chosen (``aggregate show`` names it in ``lb_level_overridden``).
     """
 
     def get_parser(self, prog_name):
@@ -45,7 +47,17 @@ class ListAggregates(command.Lister):
         items = common.call(common.client(self).list_aggregates, availability_zone=parsed_args.availability_zone,
                             include_deleted=parsed_args.include_deleted or None, limit=parsed_args.limit,
                             marker=parsed_args.marker)
-        return common.rows([dict(item, failover=failover_cell(item)) for item in items], LIST_COLUMNS)
+        columns = LIST_COLUMNS + (("lb_level",) if any("lb_level" in item for item in items) else ())
+        return common.rows([dict(item, failover=failover_cell(item), lb_level=lb_level_cell(item))
+                            for item in items], columns)
+
+
+def lb_level_cell(aggregate):
+    """The LB level, ``3*`` when a threshold differs from what it set; None from a server below API 1.6."""
+    level = aggregate.get("lb_level")
+    if level is None:
+        return None
+    return "%d*" % level if aggregate.get("lb_level_overridden") else str(level)
 
 
 def failover_cell(aggregate):
@@ -87,7 +99,7 @@ class ShowAggregateLoad(command.Lister):
 
 
 class SetAggregate(command.ShowOne):
-    """Change an aggregate's marker, NOOP mode (a reason is required to turn it on), storage mode and LB settings."""
+    """Change an aggregate's marker, NOOP mode (turning it on needs a reason), storage mode, LB level and settings."""
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
@@ -106,6 +118,12 @@ class SetAggregate(command.ShowOne):
                             help="HA aggregates: how many hosts may fail with every evacuable VM still "
                                  "finding a target (0-2; 0: no reserve). Below it, each cycle warns "
                                  "insufficient_failover_capacity.")
+        parser.add_argument("--lb-level", type=int, metavar="<1-5>",
+                            help="The LB dial (API 1.6): 1 relieves only hosts at a ceiling, 2 also a "
+                                 "syn_score above 90, 3 (default) hot spots above 80, 4 earlier (70, lower "
+                                 "ceilings), 5 also evens hosts out around the aggregate's mean. It writes "
+                                 "the level's threshold, target limit and ceilings, except those given with "
+                                 "it; one changed later shows in lb_level_overridden.")
         parser.add_argument("--lb-period", type=int, metavar="<s>")
         parser.add_argument("--lb-overload-threshold", type=float, metavar="<pct>")
         parser.add_argument("--lb-target-max-load", type=float, metavar="<pct>")
@@ -121,7 +139,7 @@ class SetAggregate(command.ShowOne):
     def take_action(self, parsed_args):
         changes = {f: getattr(parsed_args, f) for f in ("marker", "no_op_mode", "no_op_reason", "lb_period",
                                                         "lb_overload_threshold", "lb_target_max_load",
-                                                        "ha_failover_reserve")
+                                                        "ha_failover_reserve", "lb_level")
                    if getattr(parsed_args, f) is not None}
         if parsed_args.storage_mode is not None:
             changes["storage_mode"] = None if parsed_args.storage_mode == "none" else parsed_args.storage_mode

@@ -16,8 +16,9 @@ ClientError = v1.ClientError
 SERVICE_TYPE = v1.SERVICE_TYPE
 # The microversion the panels are written for: every page reads the shapes of this version
 # (1.2: reasons as lists, which ``reasons`` renders as text; an aggregate's own latest outcome;
-# 1.4: an aggregate's failover tolerance and whether it is below its reserve).
-API_VERSION = "1.4"
+# 1.4: an aggregate's failover tolerance and whether it is below its reserve; 1.5 changes only
+# the failover endpoint, which the panels do not call; 1.6: an aggregate's LB level).
+API_VERSION = "1.6"
 LB_KEYS = ("cpu", "ram", "net", "hugepages")
 
 

@@ -9,6 +9,14 @@ from keyvrm_dashboard import api_errors
 
 MARKER_CHOICES = (('', _("(none)")), ('HA', 'HA'), ('LB', 'LB'), ('HA+LB', 'HA+LB'))
 STORAGE_CHOICES = (('', _("(undeclared: HA stays off)")), ('shared', _("shared")), ('local', _("local")))
+# The LB dial (the server's keyvrm.model.settings.LB_LEVELS): what each level's thresholds do.
+LB_LEVEL_CHOICES = (
+    (1, _("1: only hosts at a ceiling, relieved to just under it")),
+    (2, _("2: also a syn_score above 90%")),
+    (3, _("3 (default): hot spots, a syn_score above 80% relieved to 70%")),
+    (4, _("4: earlier, above 70% relieved to 60%, lower ceilings")),
+    (5, _("5: balance, as 4 and hosts far above the aggregate's mean brought near it")),
+)
 
 
 def weight_field(key):
@@ -22,8 +30,8 @@ def ceiling_field(key):
 def initial_of(aggregate):
     """The form's initial values from the API's aggregate."""
     initial = {name: aggregate.get(name) for name in (
-        'marker', 'no_op_mode', 'no_op_reason', 'ha_failover_reserve', 'lb_period', 'lb_overload_threshold',
-        'lb_target_max_load')}
+        'marker', 'no_op_mode', 'no_op_reason', 'ha_failover_reserve', 'lb_level', 'lb_period',
+        'lb_overload_threshold', 'lb_target_max_load')}
     initial['name'] = aggregate['name']
     initial['storage_mode'] = aggregate.get('storage_mode') or ''
     for key in keyvrm.LB_KEYS:
@@ -43,6 +51,14 @@ class EditAggregateForm(forms.SelfHandlingForm):
         label=_("Failover reserve (hosts)"), min_value=0, max_value=2,
         help_text=_("How many host failures HA must be able to absorb; below it each cycle warns"
                     " insufficient_failover_capacity. 0: no reserve."))
+    lb_level = forms.TypedChoiceField(
+        label=_("LB level"), choices=LB_LEVEL_CHOICES, coerce=int,
+        help_text=_("How hard LB works. Choosing a level sets the overload threshold, target max load and"
+                    " ceilings below to the level's values (level 1: a host is overloaded only at a ceiling;"
+                    " 2: also above 90% syn_score; 3: above 80%, relieved to 70%; 4: above 70%, relieved to"
+                    " 60%, ceilings cpu 80, ram 90, net 85; 5: as 4, and a host more than 10 points above the"
+                    " aggregate's mean is relieved to near it), except those you change here at the same"
+                    " time. Change a threshold later to override it: the list marks the level with *."))
     lb_period = forms.IntegerField(label=_("LB period (s)"), min_value=0)
     lb_overload_threshold = forms.FloatField(label=_("Overload threshold (% syn_score)"), min_value=0,
                                              max_value=100)
@@ -68,7 +84,7 @@ class EditAggregateForm(forms.SelfHandlingForm):
         """The API PATCH body: the fields the operator changed (NOOP on always carries its reason)."""
         changed = set(self.changed_data)
         body = {}
-        for name in ('marker', 'no_op_mode', 'no_op_reason', 'ha_failover_reserve', 'lb_period',
+        for name in ('marker', 'no_op_mode', 'no_op_reason', 'ha_failover_reserve', 'lb_level', 'lb_period',
                      'lb_overload_threshold', 'lb_target_max_load'):
             if name in changed:
                 body[name] = data[name]

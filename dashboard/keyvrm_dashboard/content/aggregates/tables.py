@@ -23,6 +23,14 @@ def failover_of(datum):
     return _("%s (below reserve)") % shown if datum.get('failover_short') else shown
 
 
+def lb_level_of(datum):
+    """The LB level, with * when a threshold was changed after the level was chosen."""
+    level = datum.get('lb_level')
+    if level is None:
+        return ''
+    return '%d*' % level if datum.get('lb_level_overridden') else str(level)
+
+
 def aggregate_url(datum):
     return reverse('horizon:admin:keyvrm_aggregates:detail', args=[datum['name']])
 
@@ -55,6 +63,9 @@ class AggregatesTable(tables.DataTable):
     failover = tables.Column(failover_of, verbose_name=_("Failover tolerance/reserve"), empty_value='',
                              help_text=_("How many host failures the last cycle found HA absorbs, against the"
                                          " aggregate's failover reserve"))
+    lb_level = tables.Column(lb_level_of, verbose_name=_("LB level"), empty_value='',
+                             help_text=_("The LB dial, 1 (only hosts at a ceiling) to 5 (balance); * when a"
+                                         " threshold was changed after the level was chosen"))
     hosts = tables.WrappingColumn('hosts', verbose_name=_("Hosts"), filters=(', '.join,))
 
     def get_object_id(self, datum):

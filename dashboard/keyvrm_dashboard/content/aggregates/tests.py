@@ -24,7 +24,7 @@ EVENT_CALLS = ['event_get', 'recommendation_list', 'operation_list', 'recommenda
 def edit_post(**changes):
     """The POST of the edit form: agg-a's current values with ``changes``."""
     form = {'name': 'agg-a', 'marker': 'LB', 'no_op_reason': '', 'storage_mode': 'shared', 'ha_failover_reserve': 1,
-            'lb_period': 600,
+            'lb_level': 3, 'lb_period': 600,
             'lb_overload_threshold': 80.0, 'lb_target_max_load': 70.0, 'lb_weight_cpu': 1.0, 'lb_weight_ram': 1.0,
             'lb_weight_net': 0.5, 'lb_weight_hugepages': 0.0, 'lb_ceiling_cpu': 85.0, 'lb_ceiling_ram': 95.0,
             'lb_ceiling_net': '', 'lb_ceiling_hugepages': ''}
@@ -72,6 +72,8 @@ class AdminAggregatesTests(IndexAnswers, kv_helpers.AdminTestCase):
         table = res.context['table']
         self.assertEqual('0/1 (below reserve)', str(table.columns['failover'].get_data(rows['agg-b'])))
         self.assertEqual('', table.columns['failover'].get_data(rows['agg-a']))  # LB only: not analysed
+        self.assertEqual('3', table.columns['lb_level'].get_data(rows['agg-a']))
+        self.assertEqual('4*', table.columns['lb_level'].get_data(rows['agg-b']))  # a threshold overridden
         self.assertContains(res, 'id="keyvrm-az-az1"')
         self.assertContains(res, EDIT_URL)
         self.mock_aggregate_list.assert_called_once_with(helpers.IsHttpRequest(), availability_zone=None)
@@ -119,6 +121,30 @@ class AdminAggregatesTests(IndexAnswers, kv_helpers.AdminTestCase):
         self.mock_aggregate_update.assert_called_once_with(helpers.IsHttpRequest(), 'agg-a', ha_failover_reserve=2)
 
     @helpers.create_mocks({keyvrm: ['aggregate_get', 'aggregate_update']})
+    def test_edit_choosing_a_level_sends_the_level_alone_so_the_api_writes_its_thresholds(self):
+        self.mock_aggregate_get.return_value = data.copied(data.AGGREGATE)
+        self.mock_aggregate_update.return_value = data.copied(data.AGGREGATE)
+        res = self.client.post(EDIT_URL, edit_post(lb_level=5))
+        self.assertNoFormErrors(res)
+        self.mock_aggregate_update.assert_called_once_with(helpers.IsHttpRequest(), 'agg-a', lb_level=5)
+
+    @helpers.create_mocks({keyvrm: ['aggregate_get', 'aggregate_update']})
+    def test_edit_a_level_with_a_threshold_changed_in_the_same_form_sends_both(self):
+        self.mock_aggregate_get.return_value = data.copied(data.AGGREGATE)
+        self.mock_aggregate_update.return_value = data.copied(data.AGGREGATE)
+        res = self.client.post(EDIT_URL, edit_post(lb_level=4, lb_target_max_load=65))
+        self.assertNoFormErrors(res)
+        self.mock_aggregate_update.assert_called_once_with(helpers.IsHttpRequest(), 'agg-a', lb_level=4,
+                                                           lb_target_max_load=65.0)
+
+    @helpers.create_mocks({keyvrm: ['aggregate_get', 'aggregate_update']})
+    def test_edit_refuses_a_level_outside_1_to_5_without_calling_the_api(self):
+        self.mock_aggregate_get.return_value = data.copied(data.AGGREGATE)
+        res = self.client.post(EDIT_URL, edit_post(lb_level=6))
+        self.assertIn('lb_level', res.context['form'].errors)
+        self.mock_aggregate_update.assert_not_called()
+
+    @helpers.create_mocks({keyvrm: ['aggregate_get', 'aggregate_update']})
     def test_edit_shows_api_400_on_the_field_it_names(self):
         self.mock_aggregate_get.return_value = data.copied(data.AGGREGATE)
         self.mock_aggregate_update.side_effect = keyvrm.ClientError(
@@ -158,6 +184,7 @@ class AdminAggregatesTests(IndexAnswers, kv_helpers.AdminTestCase):
         self.mock_hypervisor_list.assert_called_once_with(helpers.IsHttpRequest(), aggregate='agg-b')
         self.assertContains(res, 'No snapshot yet')
         self.assertNotContains(res, 'id="keyvrm-load-chart"')
+        self.assertContains(res, '4 — overridden since: lb_overload_threshold')
 
     @helpers.create_mocks({keyvrm: DETAIL_CALLS})
     def test_detail_shows_the_aggregates_own_latest_outcome_from_the_api_and_reads_no_cycle(self):
@@ -408,4 +435,4 @@ class RegionTests(kv_helpers.ReaderTestCase):
 
     def test_client_asks_for_the_microversion_the_panels_are_written_for(self):
         client = keyvrm.keyvrmclient(self.request)
-        self.assertEqual('1.4', client.api_version)  # pinned: no negotiation request
+        self.assertEqual('1.6', client.api_version)  # pinned: no negotiation request

@@ -59,13 +59,14 @@ DEFAULT_LB_CEILINGS = {"cpu": 85.0, "ram": 95.0, "net": 90.0, "hugepages": None}
 # The LB dial (``lb_level``, as vSphere DRS's migration threshold): the thresholds each level
 # sets when it is chosen; the operator may still override any of them afterwards.
 # 1: only hosts at or above a ceiling, relieved to just under it (syn_score is not read);
-# 2: also a syn_score above 90; 3 (default): today's hot-spot relief (80 / 70);
+# 2: also a syn_score above 90, relieved to 85 (targets 5 below a ceiling);
+# 3 (default): today's hot-spot relief (80 / 70);
 # 4: earlier (70 / 60, lower ceilings); 5: balance -- as 4, and a host more than
 # LB_BALANCE_BAND_PCT above the aggregate's mean on a measure is overloaded on it and
 # relieved to half that band above the mean (keyvrm.planning.lb.balance_config).
 LB_LEVELS = {
     1: {"lb_overload_threshold": 100.0, "lb_target_max_load": 98.0, "lb_ceilings": DEFAULT_LB_CEILINGS},
-    2: {"lb_overload_threshold": 90.0, "lb_target_max_load": 80.0, "lb_ceilings": DEFAULT_LB_CEILINGS},
+    2: {"lb_overload_threshold": 90.0, "lb_target_max_load": 85.0, "lb_ceilings": DEFAULT_LB_CEILINGS},
     3: {"lb_overload_threshold": 80.0, "lb_target_max_load": 70.0, "lb_ceilings": DEFAULT_LB_CEILINGS},
     4: {"lb_overload_threshold": 70.0, "lb_target_max_load": 60.0,
         "lb_ceilings": {"cpu": 80.0, "ram": 90.0, "net": 85.0, "hugepages": None}},
@@ -74,7 +75,7 @@ LB_LEVELS = {
 }
 DEFAULT_LB_LEVEL = 3
 LB_BALANCE_LEVEL = 5
-LB_BALANCE_BAND_PCT = 10.0
+LB_BALANCE_BAND_PCT = 25.0
 
 
 @dataclasses.dataclass(frozen=True)

@@ -33,6 +33,7 @@ import time
 
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..")))
 
+from keyvrm.model import settings  # noqa: E402
 from keyvrm.model.settings import AggregateConfig  # noqa: E402
 from keyvrm.model.settings import AppConfig  # noqa: E402
 from keyvrm.model import snapshot as m  # noqa: E402
@@ -44,8 +45,19 @@ SHAPES = {"cpu": regiongen.cpu_hot_shape, "ram": regiongen.ram_hot_shape}
 RESOURCES = ("cpu", "ram", "net")
 
 
-def _config(name):
-    return AggregateConfig(name=name, marker="LB", no_op_mode=False, no_op_reason=None)
+def _config(name, level=settings.DEFAULT_LB_LEVEL):
+    """An LB aggregate at ``level`` with that level's thresholds (``settings.LB_LEVELS``)."""
+    preset = {k: (dict(v) if isinstance(v, dict) else v) for k, v in settings.LB_LEVELS[level].items()}
+    return AggregateConfig(name=name, marker="LB", no_op_mode=False, no_op_reason=None, lb_level=level, **preset)
+
+
+def histogram(snap, resource="cpu", width=40):
+    """Text picture of the hosts' load on ``resource``: one bar per 10% bin (hosts per bin)."""
+    values = [getattr(scoring.load_of(h), resource + "_pct") for h in snap.hypervisors]
+    bins = collections.Counter(min(int(v // 10), 10) for v in values if v is not None)
+    most = max(bins.values()) if bins else 1
+    return ["  %3d-%-3d%% %5d %s" % (b * 10, b * 10 + 9 if b < 10 else 999, bins.get(b, 0),
+                                     "#" * round(width * bins.get(b, 0) / most)) for b in range(11)]
 
 
 def greedy(snap):
@@ -124,7 +136,7 @@ def describe(snap, config):
     return figures
 
 
-def run_planner(snap, app, config):
+def run_planner(snap, app, config, resource="cpu"):
     index = snap.index()
     start, start_cpu = time.perf_counter(), time.process_time()
     plan = lb.plan_balancing(snap, app, config, m.BusySet(), index=index)
@@ -137,7 +149,8 @@ def run_planner(snap, app, config):
     return dict(plan_s=round(plan_s, 3), plan_cpu_s=round(plan_cpu_s, 3), migrations=len(plan.moves),
                 gb_moved=round(sum(mv.ram_mb for mv in plan.moves) / 1024.0, 1),
                 after=describe(after, config), capacity_violations=over,
-                anti_affinity_violations=groups, second_plan_moves=len(again.moves))
+                anti_affinity_violations=groups, second_plan_moves=len(again.moves),
+                picture=histogram(after, resource))
 
 
 def run_greedy(snap, config):
@@ -156,15 +169,17 @@ def _ratio(a, b):
     return round(a / b, 2) if b else None
 
 
-def run_size(shape_name, hosts, seed):
+def run_size(shape_name, hosts, seed, levels=()):
     snap = regiongen.generate_region(SHAPES[shape_name](hosts, hosts), seed)
     snap = m.replace(snap, region="bench-" + shape_name)
     config = _config(snap.aggregates[0].name)
     hot = shape_name
     result = dict(shape=shape_name, hosts=hosts, vms=len(snap.vms), seed=seed,
-                  before=describe(snap, config))
-    result["keyvrm"] = run_planner(snap, AppConfig(enabled=True), config)
-    result["keyvrm_no_filters"] = run_planner(snap, AppConfig(enabled=True, nova_filters=()), config)
+                  before=describe(snap, config), picture=histogram(snap, hot))
+    result["keyvrm"] = run_planner(snap, AppConfig(enabled=True), config, hot)
+    for level in levels:
+        result["level%d" % level] = run_planner(snap, AppConfig(enabled=True), _config(config.name, level), hot)
+    result["keyvrm_no_filters"] = run_planner(snap, AppConfig(enabled=True, nova_filters=()), config, hot)
     result["greedy"] = run_greedy(snap, config)
     k, g = result["keyvrm"], result["greedy"]
     result["vs_greedy"] = dict(
@@ -195,17 +210,27 @@ def main(argv=None):
                         help="seeds per size from --seed on; medians of the ratios are printed"
                         " (default %(default)s)")
     parser.add_argument("--seed", type=int, default=42, help="first seed (default %(default)s)")
+    parser.add_argument("--levels", default="",
+                        help="comma-separated lb_level values also planned, each with its preset thresholds,"
+                        " with a picture of the hot resource per host before and after (default: none)")
+    parser.add_argument("--pictures", action="store_true", help="print the per-host pictures")
     args = parser.parse_args(argv)
+    levels = [int(level) for level in args.levels.split(",") if level.strip()]
     results = []
     for shape in [s for s in args.shapes.split(",") if s]:
         for size in [int(s) for s in args.sizes.split(",") if s.strip()]:
             runs = []
             for seed in range(args.seed, args.seed + args.seeds):
-                r = run_size(shape, size, seed)
+                r = run_size(shape, size, seed, levels)
                 runs.append(r)
                 print("%s-hot hosts=%d vms=%d seed=%d" % (shape, size, r["vms"], seed))
-                for name in ("keyvrm", "keyvrm_no_filters", "greedy"):
+                names = ["keyvrm"] + ["level%d" % level for level in levels] + ["keyvrm_no_filters", "greedy"]
+                for name in names:
                     print(_row(name, r[name], shape, r["before"]))
+                if args.pictures:
+                    for name in ["before"] + names[:1 + len(levels)]:
+                        print("  %s: hosts per %s load bin" % (name, shape))
+                        print("\n".join(r["picture"] if name == "before" else r[name]["picture"]))
                 print("  keyvrm/greedy: migrations %sx, GB %sx, %s std %sx" % (
                     r["vs_greedy"]["migrations"], r["vs_greedy"]["gb_moved"], shape,
                     r["vs_greedy"]["hot_std"]))

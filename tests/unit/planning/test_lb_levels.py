@@ -1,0 +1,75 @@
+"""The LB dial: what each lb_level's thresholds do to a plan, and level 5's limits from the aggregate's mean."""
+
+import pytest
+
+from keyvrm.model import settings
+from keyvrm.model.settings import AggregateConfig
+from keyvrm.model.settings import AppConfig
+from keyvrm.model import snapshot as m
+from keyvrm.planning import lb
+from keyvrm.scheduling import scoring
+from tests.unit.planning import regiongen
+
+APP = AppConfig(enabled=True)
+
+
+def _at_level(name, level):
+    preset = {k: (dict(v) if isinstance(v, dict) else v) for k, v in settings.LB_LEVELS[level].items()}
+    return AggregateConfig(name=name, marker="LB", no_op_mode=False, no_op_reason=None, lb_level=level, **preset)
+
+
+def test_below_the_balance_level_a_plan_uses_the_aggregates_own_thresholds():
+    config = _at_level("a", 4)
+    assert lb.balance_config(config, [scoring.Load(10.0, 10.0)]) is config
+
+
+def test_level_5_limits_are_the_mean_plus_the_band_on_measures_spread_wider_than_half_of_it():
+    loads = [scoring.Load(10.0, 20.0), scoring.Load(30.0, 22.0), scoring.Load(50.0, 24.0)]  # cpu sd 16, ram sd 1.6
+    effective = lb.balance_config(_at_level("a", 5), loads)
+    mean_score = sum(scoring.syn_score(load, effective.lb_weights) for load in loads) / 3
+    band = settings.LB_BALANCE_BAND_PCT
+    assert effective.lb_overload_threshold == pytest.approx(mean_score + band)
+    assert effective.lb_target_max_load == pytest.approx(mean_score + band / 2)
+    assert effective.lb_ceilings["cpu"] == pytest.approx(30.0 + band)
+    assert effective.lb_ceilings["ram"] == settings.LB_LEVELS[5]["lb_ceilings"]["ram"]  # flat: not balanced
+
+
+def _plans(level, seed, hosts=120):
+    snap = regiongen.generate_region(regiongen.cpu_hot_shape(hosts, hosts), seed)
+    config = _at_level(snap.aggregates[0].name, level)
+    plan = lb.plan_balancing(snap, APP, config, m.BusySet())
+    after = regiongen.moved_region(snap, plan.moves, regiongen.loads_after(plan.moves))
+    again = lb.plan_balancing(after, APP, config, m.BusySet(),
+                              recent_moves={mv.vm_id: snap.taken_at for mv in plan.moves}, now_s=snap.taken_at)
+    return plan, after, again
+
+
+def _max_cpu(snap):
+    return max(scoring.load_of(h).cpu_pct for h in snap.hypervisors)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_each_level_up_to_4_relieves_more_and_a_second_plan_moves_nothing(seed):
+    results = [_plans(level, seed) for level in (1, 2, 3, 4)]
+    moves = [len(plan.moves) for plan, _, _ in results]
+    hottest = [_max_cpu(after) for _, after, _ in results]
+    assert moves == sorted(moves) and moves[0] > 0
+    assert hottest == sorted(hottest, reverse=True)
+    for level, (_, after, again) in zip((1, 2, 3, 4), results):
+        ceiling = settings.LB_LEVELS[level]["lb_ceilings"]["cpu"]
+        assert _max_cpu(after) < ceiling, level
+        assert again.moves == (), level
+
+
+def test_level_5_narrows_the_cpu_spread_beyond_level_4():
+    spread = {}
+    for level in (4, 5):
+        _, after, _ = _plans(level, 1)
+        spread[level] = _cpu_sd(after)
+    assert spread[5] < spread[4]
+
+
+def _cpu_sd(snap):
+    values = [scoring.load_of(h).cpu_pct for h in snap.hypervisors]
+    mean = sum(values) / len(values)
+    return (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5

@@ -3,8 +3,11 @@ as few and as small as will do it, without overloading anyone else.
 
 Overloaded (SPEC 6.4): ``syn_score`` above ``lb_overload_threshold``, or any resource
 (cpu, ram, net, hugepages) at or above its ceiling in ``lb_ceilings``, whatever the score
-(a host at 100% CPU and 45% RAM scores ~70 but its VMs wait for cores). An aggregate
-mixing HugePages and ordinary VMs is refused (``mixed_hugepages``).
+(a host at 100% CPU and 45% RAM scores ~70 but its VMs wait for cores). A host whose CPU
+is saturated (``scoring.SATURATED_CPU_PCT``) is read by what its VMs ask for, which may
+exceed 100% (``scoring.demand_load``): relieved from its demand, not from the 100% that
+hides it, it lands under its limits in one plan. An aggregate mixing HugePages and
+ordinary VMs is refused (``mixed_hugepages``).
 
 Relief. Each overloaded host is relieved on the measures that made it overloaded (the
 score, or the resource at its ceiling) down to a *relief level*: the target limit of that
@@ -217,7 +220,7 @@ class _Balancer:
     """The mutable state of one LB plan: loads, scores, sources and sorted target lists."""
 
     def __init__(self, ctx, agg_config, busy, cooled, min_improvement_pct, max_moves,
-                 no_migrate_key, max_rejected_hosts=None, refused=None):
+                 no_migrate_key, max_rejected_hosts=None, refused=None, loads=None):
         self.ctx = ctx
         self.reserve = None  # reserve.ReserveGuard when the aggregate keeps a failover reserve
         self.refused = refused or {}  # VM id -> targets its live migration to failed recently
@@ -231,7 +234,8 @@ class _Balancer:
         self.min_gain = min_improvement_pct
         self.max_moves = max_moves
         self.hyper = {h.name: h for h in ctx.hosts}
-        self.loads = {h.name: scoring.load_of(h) for h in ctx.hosts}
+        # host -> load, a saturated CPU read by its VMs' demand (scoring.demand_load)
+        self.loads = loads if loads is not None else {h.name: scoring.load_of(h) for h in ctx.hosts}
         self.scores = {n: scoring.syn_score(load, self.weights) for n, load in self.loads.items()}
         self._vms = {}  # host -> {VM id: VM} now, for the hosts this plan touched
         self.limits = (agg_config.lb_target_max_load,) + tuple(
@@ -707,14 +711,15 @@ def _plan_balancing(snapshot, app_config, agg_config, busy, cooled, refused, unf
                     max_rejected_hosts, failover_max_k) -> Plan:
     ctx = build_context(snapshot, agg_config.name, app_config.nova_filters, busy, index,
                         filter_options, unfit_hosts=unfit)
-    agg_config = balance_config(agg_config, map(scoring.load_of, ctx.hosts))
+    loads = {h.name: scoring.demand_load(h, ctx.vms_by_host[h.name]) for h in ctx.hosts}
+    agg_config = balance_config(agg_config, loads.values())
     aggregate = agg_config.name
     huge, ordinary = hugepages_mix(list(itertools.chain.from_iterable(ctx.vms_by_host.values())))
     if huge and ordinary:
         return Plan((), (reasons.mixed_hugepages(aggregate, huge, ordinary),))
     balancer = _Balancer(ctx, agg_config, busy, cooled, min_improvement_pct,
                          max_moves_per_host, app_config.lb_no_migrate_key, max_rejected_hosts,
-                         refused)
+                         refused, loads)
     balancer.reserve = reserve.reserve_guard(ctx, snapshot, app_config, agg_config, busy,
                                              lambda host: balancer.vms_on(host).values(), failover_max_k)
     found = [] if app_config.nova_filters else [reasons.no_filters()]

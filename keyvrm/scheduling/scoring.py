@@ -53,6 +53,31 @@ def load_of(hypervisor: m.Hypervisor) -> Load:
     return Load(metrics.cpu_pct, metrics.ram_pct, metrics.net_pct, metrics.hugepages_pct)
 
 
+# A host's CPU measured at or above this (%) is saturated: its VMs may ask for more than it has.
+SATURATED_CPU_PCT = 98.0
+
+
+def demand_load(hypervisor: m.Hypervisor, vms) -> Load:
+    """The host's load with a saturated CPU read as what its VMs ask for.
+
+    A host at ``SATURATED_CPU_PCT`` or more hides demand: its VMs wait for cores, and the
+    CPU they would use is the sum of their measured demand (``VMMetrics.cpu_cores``),
+    which may exceed 100% of the host. When every VM of the host has a CPU measure, the
+    host's CPU is the larger of what was measured and that sum; otherwise (and below
+    saturation) the measured load as ``load_of``.
+    """
+    load = load_of(hypervisor)
+    cpu_total = hypervisor.inventories[m.VCPU].total if m.VCPU in hypervisor.inventories else None
+    if load.cpu_pct is None or load.cpu_pct < SATURATED_CPU_PCT or not cpu_total or not vms:
+        return load
+    demand = 0.0
+    for vm in vms:
+        if vm.metrics is None or vm.metrics.cpu_cores is None:
+            return load
+        demand += vm.metrics.cpu_cores
+    return dataclasses.replace(load, cpu_pct=max(load.cpu_pct, 100.0 * demand / cpu_total))
+
+
 def syn_score(load: Load, weights: dict) -> Optional[float]:
     """Weighted mean of the present utilisations (%), or None if none of them is weighted."""
     total = 0.0

@@ -55,6 +55,9 @@ class RegionShape:
     hot_resource: Optional[str] = None
     ram_resident: tuple = (1.0, 1.0)  # measured RAM of a VM / its flavor RAM
     vm_cpu_spread: float = 0.0  # 0: a VM's CPU is its vCPU share; 1: busy/idle VMs vary widely
+    # the most a CPU-hot host's VMs ask for, in % of its cores; above 100 the host reads 100
+    # (saturated) while its VMs' measured demand says how much more they want
+    cpu_demand_max_pct: float = 100.0
 
 
 def cpu_hot_shape(hosts: int, aggregate_size: int = 200) -> RegionShape:
@@ -131,7 +134,7 @@ def generate_region(shape: RegionShape, seed: int) -> m.RegionSnapshot:
                 net_pct = rng.uniform(60, 90) if hot else rng.uniform(5, 50)
             else:
                 hot_cpu = hot and shape.hot_resource == "cpu"
-                cpu_pct = rng.uniform(85, 100) if hot_cpu else rng.uniform(10, 60)
+                cpu_pct = rng.uniform(85, shape.cpu_demand_max_pct) if hot_cpu else rng.uniform(10, 60)
                 net_pct = rng.uniform(5, 40)
             busy_cores = cpu_pct / 100.0 * vcpus
             vms = []
@@ -179,7 +182,7 @@ def generate_region(shape: RegionShape, seed: int) -> m.RegionSnapshot:
                                              used=used_ram)},
                 hugepages=hp, net_capacity_mbps=net_capacity, host_ip="10.%d.%d.%d" % (
                     h // 65536, h // 256 % 256, h % 256),
-                metrics=m.HostMetrics(cpu_pct=cpu_pct, ram_pct=ram_pct, net_pct=net_pct,
+                metrics=m.HostMetrics(cpu_pct=min(100.0, cpu_pct), ram_pct=ram_pct, net_pct=net_pct,
                                       hugepages_pct=hp_pct, interfaces_known=True),
                 heartbeat_at=1000.0))
             members.append(name)
@@ -241,8 +244,9 @@ def moved_region(snap, moves, loads):
             inv[m.MEMORY_MB] = m.replace(
                 inv[m.MEMORY_MB], used=inv[m.MEMORY_MB].used + delta[h.name][1])
             load = loads.get(h.name, scoring.load_of(h))
-            metrics = m.replace(h.metrics, cpu_pct=load.cpu_pct, ram_pct=load.ram_pct,
-                                net_pct=load.net_pct)
+            # a host still asked for more than its cores reads 100% (saturated), as measured
+            cpu_pct = None if load.cpu_pct is None else min(100.0, load.cpu_pct)
+            metrics = m.replace(h.metrics, cpu_pct=cpu_pct, ram_pct=load.ram_pct, net_pct=load.net_pct)
             h = m.replace(h, inventories=inv, metrics=metrics)
         hypervisors.append(h)
     return m.replace(snap, hypervisors=tuple(hypervisors), vms=vms)

@@ -1,5 +1,7 @@
 """The LB dial: what each lb_level's thresholds do to a plan, and level 5's limits from the aggregate's mean."""
 
+import dataclasses
+
 import pytest
 
 from keyvrm.model import settings
@@ -73,3 +75,33 @@ def _cpu_sd(snap):
     values = [scoring.load_of(h).cpu_pct for h in snap.hypervisors]
     mean = sum(values) / len(values)
     return (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5
+
+
+def _hosts_hot_by_demand(snap, ceiling):
+    index = snap.index()
+    return [h.name for h in snap.hypervisors
+            if 100.0 * sum(vm.metrics.cpu_cores for vm in index.vms_on(h.name)) / h.inventories[m.VCPU].total
+            >= ceiling]
+
+
+def _measured_again(snap):
+    """``snap`` with each host's CPU measured again from its VMs' demand (100% at most: saturated)."""
+    index = snap.index()
+
+    def measured(h):
+        demand = 100.0 * sum(vm.metrics.cpu_cores for vm in index.vms_on(h.name)) / h.inventories[m.VCPU].total
+        return m.replace(h, metrics=m.replace(h.metrics, cpu_pct=min(100.0, demand)))
+
+    return m.replace(snap, hypervisors=tuple(measured(h) for h in snap.hypervisors))
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_hosts_whose_vms_ask_for_more_than_their_cores_are_relieved_in_one_plan(seed):
+    shape = dataclasses.replace(regiongen.cpu_hot_shape(120, 120), cpu_demand_max_pct=120.0)
+    snap = regiongen.generate_region(shape, seed)
+    config = _at_level(snap.aggregates[0].name, 3)
+    ceiling = config.lb_ceilings["cpu"]
+    assert _hosts_hot_by_demand(snap, ceiling)
+    plan = lb.plan_balancing(snap, APP, config, m.BusySet())
+    after = _measured_again(regiongen.moved_region(snap, plan.moves, regiongen.loads_after(plan.moves)))
+    assert _hosts_hot_by_demand(after, ceiling) == []

@@ -48,3 +48,22 @@ def test_rescaled_share_follows_target_capacity():
     small, big = b.host("s", vcpus=16), b.host("b", vcpus=64)
     share = scoring.rescaled(scoring.Load(40.0, 10.0), small, big)
     assert share.cpu_pct == pytest.approx(10.0)
+
+
+def _busy(vm_id, cores):
+    return b.vm(vm_id, "h", metrics=m.VMMetrics(cpu_cores=cores))
+
+
+def test_a_saturated_host_is_read_by_what_its_vms_ask_for():
+    host = b.host("h", vcpus=40, cpu_pct=100.0, ram_pct=50.0)
+    load = scoring.demand_load(host, [_busy("a", 26.0), _busy("b", 20.0)])
+    assert load.cpu_pct == pytest.approx(115.0) and load.ram_pct == 50.0
+
+
+def test_below_saturation_or_with_a_vm_unmeasured_the_measured_load_stands():
+    vms = [_busy("a", 26.0), _busy("b", 20.0)]
+    assert scoring.demand_load(b.host("h", vcpus=40, cpu_pct=90.0), vms).cpu_pct == 90.0
+    unmeasured = vms + [b.vm("c", "h")]
+    assert scoring.demand_load(b.host("h", vcpus=40, cpu_pct=100.0), unmeasured).cpu_pct == 100.0
+    # demand below what was measured never lowers the reading
+    assert scoring.demand_load(b.host("h", vcpus=40, cpu_pct=99.0), [_busy("a", 10.0)]).cpu_pct == 99.0

@@ -64,14 +64,14 @@ DEFAULT_LB_CEILINGS = {"cpu": 85.0, "ram": 95.0, "net": 90.0, "hugepages": None}
 # 4: earlier (70 / 60, lower ceilings); 5: balance -- as 4, and a host more than
 # LB_BALANCE_BAND_PCT above the aggregate's mean on a measure is overloaded on it and
 # relieved to half that band above the mean (keyvrm.planning.lb.balance_config).
+_LB_EARLIER = {"lb_overload_threshold": 70.0, "lb_target_max_load": 60.0,
+               "lb_ceilings": {"cpu": 80.0, "ram": 90.0, "net": 85.0, "hugepages": None}}
 LB_LEVELS = {
     1: {"lb_overload_threshold": 100.0, "lb_target_max_load": 98.0, "lb_ceilings": DEFAULT_LB_CEILINGS},
     2: {"lb_overload_threshold": 90.0, "lb_target_max_load": 85.0, "lb_ceilings": DEFAULT_LB_CEILINGS},
     3: {"lb_overload_threshold": 80.0, "lb_target_max_load": 70.0, "lb_ceilings": DEFAULT_LB_CEILINGS},
-    4: {"lb_overload_threshold": 70.0, "lb_target_max_load": 60.0,
-        "lb_ceilings": {"cpu": 80.0, "ram": 90.0, "net": 85.0, "hugepages": None}},
-    5: {"lb_overload_threshold": 70.0, "lb_target_max_load": 60.0,
-        "lb_ceilings": {"cpu": 80.0, "ram": 90.0, "net": 85.0, "hugepages": None}},
+    4: _LB_EARLIER,
+    5: _LB_EARLIER,  # its limits come down to the aggregate's mean at each run (LB_BALANCE_BAND_PCT)
 }
 DEFAULT_LB_LEVEL = 3
 LB_BALANCE_LEVEL = 5

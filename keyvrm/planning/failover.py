@@ -76,16 +76,10 @@ class HostsAtRisk:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class FailureDomain:
-    """A failure domain (rack) of the aggregate, its hosts failing together, and the VMs they would leave behind."""
+class FailureDomain(HostsAtRisk):
+    """A failure domain (rack) of the aggregate: its hosts failing together (``without_target`` empty: absorbed)."""
 
     name: str
-    hosts: tuple
-    without_target: tuple = ()  # as HostsAtRisk.without_target; empty: the domain's failure is absorbed
-
-    @property
-    def vm_ids(self) -> tuple:
-        return tuple(sorted(reason.vm_id for reason in self.without_target))
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -271,7 +265,7 @@ def _analyse(snapshot, app_config, agg_config, busy, max_k, index, filter_option
     labels = failure_domains.domains_of(index, agg_config.name, names) if with_domains else \
         failure_domains.DomainLabels()
     domains = tuple(
-        FailureDomain(name, hosts, _left_behind(ctx, snapshot, app_config, agg_config, busy, hosts, max_rejected_hosts))
+        FailureDomain(hosts, _left_behind(ctx, snapshot, app_config, agg_config, busy, hosts, max_rejected_hosts), name)
         for name, hosts in labels.domains)
     found = _host_search(index, app_config, agg_config, min(max_k, MAX_SEARCHED_K), names, at_risk)
     return dataclasses.replace(found, failure_domains=domains, domain_error=labels.error)

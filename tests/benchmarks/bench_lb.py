@@ -10,7 +10,12 @@ weighted (syn_score) and hot-resource standard deviation before/after, the most 
 host per resource after, hosts still overloaded (at/above a ceiling or above the
 threshold), violations (capacity, anti-affinity), plan time (wall, and the process's CPU
 time: on a shared machine the wall time also counts other work), and a second plan on
-the moved region (moves it would add: 0 means no ping-pong).
+the moved region (moves it would add: 0 means no ping-pong). Beside each result, two
+lower bounds on its migrations (``tests/benchmarks/lb_bounds.py``) and its ratio to
+them: ``LB(sd)``, the least migrations an optimistic relaxation needs to reach the
+hot-resource spread the result reached, and "to limit", the least that take every host
+at or above the hot resource's ceiling to the target ceiling (exact for the sources).
+The last table gives, per region size and planner, the medians over the seeds.
 
 The reference ("greedy") is the one-move-per-pass balancer of issue 16: the host most
 loaded in the shape's hot resource gives its largest VM (flavor RAM, then vCPUs) that
@@ -40,6 +45,7 @@ from keyvrm.model.settings import AppConfig  # noqa: E402
 from keyvrm.model import snapshot as m  # noqa: E402
 from keyvrm.planning import lb  # noqa: E402
 from keyvrm.scheduling import scoring  # noqa: E402
+from tests.benchmarks import lb_bounds  # noqa: E402
 from tests.unit.planning import regiongen  # noqa: E402
 
 SHAPES = {"cpu": regiongen.cpu_hot_shape, "ram": regiongen.ram_hot_shape}
@@ -137,9 +143,28 @@ def describe(snap, config):
         values = [load.values()[i] for load in loads if load.values()[i] is not None]
         figures[key + "_std"] = round(statistics.pstdev(values), 2)
         figures[key + "_max"] = round(max(values), 1)
+        figures[key + "_mean"] = round(sum(values) / len(values), 2)
     figures["overloaded"] = sum(1 for load, score in zip(loads, scores)
                                 if lb.overload_causes(load, score, config))
     return figures
+
+
+def bounds(snap, config, resource, result):
+    """``result`` with the least migrations beside its own (``lb_bounds``): to its spread and to the limit.
+
+    ``lb_sd``: LB(sd reached on ``resource``); ``lb_limit``: the least migrations that take
+    every host at or above the ceiling on ``resource`` (the plan's, after ``balance_config``)
+    to the target ceiling. Each with the ratio of the result's migrations to it.
+    """
+    index = snap.index()
+    effective = lb.balance_config(config, [scoring.demand_load(h, index.vms_on(h.name)) for h in snap.hypervisors])
+    ceiling, target = effective.lb_ceilings.get(resource), effective.lb_target_ceiling(resource)
+    lb_sd = lb_bounds.moves_to_sd(snap, resource, result["after"][resource + "_std"])
+    lb_limit = lb_bounds.moves_to_limit(snap, resource, ceiling, target) if ceiling is not None else None
+    moves = result["migrations"]
+    return dict(result, lb_sd=lb_sd, lb_limit=lb_limit, vs_lb_sd=_ratio(moves, lb_sd),
+                vs_lb_limit=_ratio(moves, lb_limit),
+                mean_shift=round(result["after"][resource + "_mean"] - describe(snap, config)[resource + "_mean"], 2))
 
 
 def run_planner(snap, app, config, resource="cpu"):
@@ -152,23 +177,25 @@ def run_planner(snap, app, config, resource="cpu"):
     again = lb.plan_balancing(after, app, config, m.BusySet(), recent_moves=recent,
                               now_s=snap.taken_at)
     over, groups = violations(after)
-    return dict(plan_s=round(plan_s, 3), plan_cpu_s=round(plan_cpu_s, 3), migrations=len(plan.moves),
-                gb_moved=round(sum(mv.ram_mb for mv in plan.moves) / 1024.0, 1),
-                after=describe(after, config), capacity_violations=over,
-                anti_affinity_violations=groups, second_plan_moves=len(again.moves),
-                picture=histogram(after, resource))
+    return bounds(snap, config, resource, dict(
+        plan_s=round(plan_s, 3), plan_cpu_s=round(plan_cpu_s, 3), migrations=len(plan.moves),
+        gb_moved=round(sum(mv.ram_mb for mv in plan.moves) / 1024.0, 1),
+        after=describe(after, config), capacity_violations=over,
+        anti_affinity_violations=groups, second_plan_moves=len(again.moves),
+        picture=histogram(after, resource)))
 
 
-def run_greedy(snap, config):
+def run_greedy(snap, config, resource):
     start, start_cpu = time.perf_counter(), time.process_time()
     moves, loads = greedy(snap)
     plan_s, plan_cpu_s = time.perf_counter() - start, time.process_time() - start_cpu
     after = regiongen.moved_region(snap, moves, loads)
     over, groups = violations(after)
-    return dict(plan_s=round(plan_s, 3), plan_cpu_s=round(plan_cpu_s, 3), migrations=len(moves),
-                gb_moved=round(sum(mv.ram_mb for mv in moves) / 1024.0, 1),
-                after=describe(after, config), capacity_violations=over,
-                anti_affinity_violations=groups, second_plan_moves=None)
+    return bounds(snap, config, resource, dict(
+        plan_s=round(plan_s, 3), plan_cpu_s=round(plan_cpu_s, 3), migrations=len(moves),
+        gb_moved=round(sum(mv.ram_mb for mv in moves) / 1024.0, 1),
+        after=describe(after, config), capacity_violations=over,
+        anti_affinity_violations=groups, second_plan_moves=None))
 
 
 def _ratio(a, b):
@@ -189,7 +216,7 @@ def run_size(shape_name, hosts, seed, levels=(), cpu_demand_max_pct=100.0):
     for level in levels:
         result["level%d" % level] = run_planner(snap, AppConfig(enabled=True), _config(config.name, level), hot)
     result["keyvrm_no_filters"] = run_planner(snap, AppConfig(enabled=True, nova_filters=()), config, hot)
-    result["greedy"] = run_greedy(snap, config)
+    result["greedy"] = run_greedy(snap, config, hot)
     k, g = result["keyvrm"], result["greedy"]
     result["vs_greedy"] = dict(
         migrations=_ratio(k["migrations"], g["migrations"]),
@@ -202,12 +229,13 @@ def _row(name, r, hot, before):
     a = r["after"]
     return ("  %-17s moves %6d  GB %8.1f  syn std %5.2f->%5.2f  %s std %5.2f->%5.2f  max cpu/ram/net"
             " %5.1f/%5.1f/%5.1f  overloaded %d->%d  violations cap %d aa %d  plan %.3fs (cpu %.3fs)"
-            "  2nd plan %s"
+            "  2nd plan %s  LB(sd) %s (%sx)  to limit %s (%sx)"
             % (name, r["migrations"], r["gb_moved"], before["syn_std"], a["syn_std"], hot,
                before[hot + "_std"], a[hot + "_std"], a["cpu_max"], a["ram_max"], a["net_max"],
                before["overloaded"], a["overloaded"], r["capacity_violations"],
                r["anti_affinity_violations"], r["plan_s"], r["plan_cpu_s"],
-               "-" if r["second_plan_moves"] is None else r["second_plan_moves"]))
+               "-" if r["second_plan_moves"] is None else r["second_plan_moves"],
+               r["lb_sd"], r["vs_lb_sd"], r["lb_limit"], r["vs_lb_limit"]))
 
 
 def main(argv=None):
@@ -219,9 +247,9 @@ def main(argv=None):
                         help="seeds per size from --seed on; medians of the ratios are printed"
                         " (default %(default)s)")
     parser.add_argument("--seed", type=int, default=42, help="first seed (default %(default)s)")
-    parser.add_argument("--levels", default="",
+    parser.add_argument("--levels", default="1,2,3,4,5",
                         help="comma-separated lb_level values also planned, each with its preset thresholds,"
-                        " with a picture of the hot resource per host before and after (default: none)")
+                        " with a picture of the hot resource per host before and after (default %(default)s)")
     parser.add_argument("--pictures", action="store_true", help="print the per-host pictures")
     parser.add_argument("--cpu-demand-max", type=float, default=100.0,
                         help="CPU-hot hosts' VMs ask for up to this %% of the cores (above 100 the host"
@@ -257,7 +285,32 @@ def main(argv=None):
                           shape, size, args.seeds, med["migrations"], med["gb_moved"], shape,
                           med["hot_std"], statistics.median(r["keyvrm"]["plan_s"] for r in runs),
                           statistics.median(r["keyvrm"]["plan_cpu_s"] for r in runs)))
+    print_summary(results, ["keyvrm"] + ["level%d" % level for level in levels] + ["greedy"])
     print(json.dumps({"benchmark": "lb", "results": results}))
+
+
+def print_summary(results, names):
+    """Per shape, size and planner: medians over the seeds of the figures the targets read."""
+    print("%-5s %6s %-8s %7s %8s %7s %7s %8s %8s %6s %6s %8s" % (
+        "shape", "hosts", "planner", "moves", "GB", "sd", "max", "LB(sd)", "x LB", "limit", "x lim", "plan cpu"))
+    groups = collections.defaultdict(list)
+    for r in results:
+        groups[(r["shape"], r["hosts"])].append(r)
+    for (shape, hosts), runs in groups.items():
+        for name in names:
+            rows = [r[name] for r in runs if name in r]
+            if not rows:
+                continue
+
+            def med(key, rows=rows):
+                values = [row[key] for row in rows if row[key] is not None]
+                return statistics.median(values) if values else float("nan")
+
+            print("%-5s %6d %-8s %7.1f %8.0f %7.2f %7.1f %8.1f %8.2f %6.1f %6.2f %8.3f" % (
+                shape, hosts, name, med("migrations"), med("gb_moved"),
+                statistics.median(row["after"][shape + "_std"] for row in rows),
+                statistics.median(row["after"][shape + "_max"] for row in rows),
+                med("lb_sd"), med("vs_lb_sd"), med("lb_limit"), med("vs_lb_limit"), med("plan_cpu_s")))
 
 
 if __name__ == "__main__":

@@ -22,12 +22,15 @@ API_VERSION = "1"
 VERSION_HEADER = "OpenStack-API-Version"
 # The microversions whose responses this client reads, oldest first (the server's
 # keyvrm/api/rest_api_version_history.rst says what each changed).
-KNOWN_VERSIONS = ("1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6")
+KNOWN_VERSIONS = ("1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7")
 REASON_LIST = "1.1"  # events' and cycle outcomes' reasons as entries (reasons, more_reasons), not text
 WHAT_IF = "1.3"  # POST /v1/aggregates/{name}/what-if
 FAILOVER = "1.4"  # GET /v1/aggregates/{name}/failover
 FAILURE_DOMAINS = "1.5"  # its answer's failure_domains (racks) and failure_domain_error
 LB_LEVEL = "1.6"  # aggregates' lb_level (shown and accepted) and lb_level_overridden
+LB_PERSISTENCE = "1.7"  # aggregates' lb_persistence and lb_min_gain (shown and accepted)
+# The aggregate config fields a server accepts only from a microversion on.
+FIELDS_SINCE = {"lb_level": LB_LEVEL, "lb_persistence": LB_PERSISTENCE, "lb_min_gain": LB_PERSISTENCE}
 _VERSION = re.compile(r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)")
 
 
@@ -177,10 +180,12 @@ class Client:
         return self._request("GET", "/aggregates/%s/failover" % urllib.parse.quote(name, safe=""))["failover"]
 
     def update_aggregate(self, name, **changes):
-        """Change an aggregate's config; ``lb_level`` needs API 1.6 (it writes the level's thresholds)."""
-        if "lb_level" in changes and version_tuple(self.api_version) < version_tuple(LB_LEVEL):
-            raise ClientError(406, "microversion_not_acceptable", "lb_level needs microversion %s; this client"
-                              " speaks %s to this server" % (LB_LEVEL, self.api_version))
+        """Change an aggregate's config; a field of ``FIELDS_SINCE`` needs its microversion (``lb_level`` 1.6)."""
+        for field in sorted(changes):
+            since = FIELDS_SINCE.get(field)
+            if since is not None and version_tuple(self.api_version) < version_tuple(since):
+                raise ClientError(406, "microversion_not_acceptable", "%s needs microversion %s; this client"
+                                  " speaks %s to this server" % (field, since, self.api_version))
         return self._request("PATCH", "/aggregates/%s" % urllib.parse.quote(name, safe=""),
                              json=changes)["aggregate"]
 

@@ -88,6 +88,7 @@ record_cycle_outcomes = outcomes.record_cycle_outcomes
 latest_outcome = outcomes.latest_outcome
 get_cycle_outcome = outcomes.get_cycle_outcome
 last_run_at = outcomes.last_run_at
+recent_run_hosts = outcomes.recent_run_hosts
 
 # purge
 purge_history = purge.batches

@@ -97,6 +97,8 @@ class AggregateConfig(Base):
     ha_failover_reserve = sa.Column(sa.Integer, nullable=False, default=1)
     # the LB dial (settings.LB_LEVELS) whose thresholds were written when it was chosen
     lb_level = sa.Column(sa.Integer, nullable=False, default=settings.DEFAULT_LB_LEVEL)
+    lb_persistence = sa.Column(sa.Integer, nullable=False, default=settings.DEFAULT_LB_PERSISTENCE)
+    lb_min_gain = sa.Column(sa.Float, nullable=False, default=settings.DEFAULT_LB_MIN_GAIN)
     # engine-written: whether the last cycle found the tolerance below the reserve (alerts on change)
     failover_short = sa.Column(sa.Boolean, nullable=False, default=False)
     # engine-written: the tolerance the last cycle found, searched up to the reserve (NULL: not analysed)

@@ -7,6 +7,7 @@ import sqlalchemy as sa
 from keyvrm.db import common
 from keyvrm.db import events as events_db
 from keyvrm.db import models
+from keyvrm.model import reason_list
 from keyvrm.model import states
 
 
@@ -126,3 +127,34 @@ def last_run_at(db, aggregate_name, kind, skip_reason_codes=()):
     if not times:
         return None
     return max(times).replace(tzinfo=datetime.timezone.utc).timestamp()
+
+
+def recent_run_hosts(db, aggregate_name, kind, count, codes, skip_reason_codes=()):
+    """The hosts each of the aggregate's newest ``count`` ``kind`` runs named under ``codes``, newest first.
+
+    A run is an event or a no-op outcome, as ``last_run_at`` counts them (those whose
+    reason code is in ``skip_reason_codes`` did not happen); its hosts are those of its
+    reasons' entries with a code in ``codes``, the entries the list's bound left out
+    included (their keys are kept). A frozenset per run, at most ``count`` runs.
+    """
+    if count < 1:
+        return []
+    skip = list(skip_reason_codes) or [""]
+    events = sa.select(models.Event.created_at, models.Event.reasons).where(
+        models.Event.aggregate_name == aggregate_name, models.Event.kind == kind,
+        sa.or_(models.Event.reason_code.is_(None), models.Event.reason_code.not_in(skip))).order_by(
+        models.Event.created_at.desc()).limit(count)
+    outcomes = sa.select(models.CycleOutcome.ran_at, models.CycleOutcome.reasons).where(
+        models.CycleOutcome.aggregate_name == aggregate_name, models.CycleOutcome.kind == kind,
+        models.CycleOutcome.reason_code.not_in(skip)).order_by(models.CycleOutcome.ran_at.desc()).limit(count)
+    with db.reader() as session:
+        runs = list(session.execute(events)) + list(session.execute(outcomes))
+    runs.sort(key=lambda run: run[0], reverse=True)
+    wanted = frozenset(codes)
+    found = []
+    for _, stored in runs[:count]:
+        listed = reason_list.ReasonList.from_json(stored)
+        keys = [(entry.code, entry.host) for entry in listed.entries]
+        keys += [(code, host) for code, host, _ in listed.omitted]
+        found.append(frozenset(host for code, host in keys if code in wanted and host is not None))
+    return found

@@ -20,6 +20,7 @@ from keyvrm.executor import runner
 from keyvrm.flows import context
 from keyvrm.flows import events
 from keyvrm.flows import recommend
+from keyvrm.flows import screen
 from keyvrm.flows import steps
 from keyvrm.model import states
 from keyvrm.planning import lb as lb_planning
@@ -100,7 +101,10 @@ class PlanBalancing(steps.FlowTask):
                                           recent_failures=failed, now_s=snapshot.taken_at,
                                           max_rejected_hosts=res.conf.max_rejected_hosts,
                                           heartbeat_stale_after_s=res.conf.heartbeat_stale_after_s,
-                                          failover_max_k=res.conf.failover_max_k)
+                                          failover_max_k=res.conf.failover_max_k,
+                                          max_moves_per_host=lb_planning.move_cap(
+                                              res.conf.executor.max_concurrent_per_host),
+                                          overloaded_runs=screen.overloaded_runs(res.db, agg_config))
         return record_plan(res, cycle_id, snapshot_id, snapshot.taken_at, plan, app_config, agg_config)
 
 

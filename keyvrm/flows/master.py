@@ -35,6 +35,7 @@ from keyvrm.model import snapshot as m
 from keyvrm.model import states
 from keyvrm.planning import failover
 from keyvrm.planning import gate
+from keyvrm.planning import lb as lb_planning
 from keyvrm.planning import reasons
 
 LOG = logging.getLogger(__name__)
@@ -219,7 +220,8 @@ class DispatchAggregates(steps.FlowTask):
             return flow_of(decision)  # HA+LB decides LB after HA, in the flow
         if decision.run_lb:
             found = screen.screen_lb(res.db, view, snapshot, agg, max_rejected_hosts=res.conf.max_rejected_hosts,
-                                     stale_after_s=stale_after_s, failover_max_k=res.conf.failover_max_k)
+                                     stale_after_s=stale_after_s, failover_max_k=res.conf.failover_max_k,
+                                     max_moves_per_host=lb_planning.move_cap(res.conf.executor.max_concurrent_per_host))
             if found.run_flow:
                 return "lb"
             if found.outcome is not None:

@@ -126,7 +126,7 @@ class LBScreen:
 
 
 def screen_lb(db, view: CycleView, snapshot, agg_config, *, max_rejected_hosts, stale_after_s,
-              failover_max_k) -> LBScreen:
+              failover_max_k, max_moves_per_host) -> LBScreen:
     """LB's run on the aggregate this cycle: too early or quiet (an outcome), or the plan it made."""
     aggregate = agg_config.name
     if (aggregate, "LB") in view.recorded:
@@ -142,10 +142,26 @@ def screen_lb(db, view: CycleView, snapshot, agg_config, *, max_rejected_hosts, 
     plan = lb_planning.plan_balancing(snapshot, view.app_config, agg_config, view.busy,
                                       recent_moves=view.recent_moves, recent_failures=view.recent_failures,
                                       now_s=now_s, max_rejected_hosts=max_rejected_hosts,
-                                      heartbeat_stale_after_s=stale_after_s, failover_max_k=failover_max_k)
+                                      heartbeat_stale_after_s=stale_after_s, failover_max_k=failover_max_k,
+                                      max_moves_per_host=max_moves_per_host,
+                                      overloaded_runs=overloaded_runs(db, agg_config))
     quiet = not plan.moves and not plan.is_error and reasons.state_of(plan.reasons) == states.EventState.HEALTHY \
         and reasons.nothing_to_do(plan.reasons)
     return LBScreen(outcome=outcome_of(aggregate, "LB", plan.reasons, now_s)) if quiet else LBScreen(plan=plan)
+
+
+def overloaded_runs(db, agg_config) -> dict:
+    """Host -> consecutive earlier LB runs of the aggregate that found it overloaded (``lb.overload_streaks``).
+
+    Read only as far back as ``lb_persistence`` needs: nothing at 1 (LB acts on the first
+    run). The runs' own recorded reasons are the record (``overloaded`` and
+    ``lb_imbalance_pending`` name the hosts), so a re-run of a cycle counts nothing twice.
+    """
+    if agg_config.lb_persistence <= 1:
+        return {}
+    return lb_planning.overload_streaks(db_api.recent_run_hosts(
+        db, agg_config.name, "LB", agg_config.lb_persistence - 1,
+        (reasons.OVERLOADED, reasons.LB_IMBALANCE_PENDING), skip_reason_codes=LB_NOT_RUN))
 
 
 def record(db, cycle_id, outcomes) -> None:

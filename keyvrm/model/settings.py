@@ -76,6 +76,15 @@ LB_LEVELS = {
 DEFAULT_LB_LEVEL = 3
 LB_BALANCE_LEVEL = 5
 LB_BALANCE_BAND_PCT = 25.0
+# How many consecutive LB runs must find a host overloaded before LB moves VMs off it. Each
+# run already reads loads averaged over [metrics] window (300 s): 1 acts on the first run
+# that finds an overload; 2 or more wait that many lb_period for a burst to pass.
+DEFAULT_LB_PERSISTENCE = 1
+MAX_LB_PERSISTENCE = 10
+# The least a move must narrow the gap between its source and its target, in points of each
+# measure it relieves: a move gaining less is not worth a migration (and could ping-pong).
+DEFAULT_LB_MIN_GAIN = 2.0
+MAX_LB_MIN_GAIN = 50.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -116,6 +125,8 @@ class AggregateConfig:
     # hosts whose failure HA must be able to absorb (keyvrm.planning.failover); 0: no reserve
     ha_failover_reserve: int = 1
     lb_level: int = DEFAULT_LB_LEVEL  # LB_LEVELS: the dial that set the thresholds above
+    lb_persistence: int = DEFAULT_LB_PERSISTENCE  # consecutive LB runs a host is overloaded before LB acts
+    lb_min_gain: float = DEFAULT_LB_MIN_GAIN  # points a move must narrow its source-target gap
 
     @property
     def lb_level_overridden(self) -> tuple:
@@ -315,6 +326,8 @@ _AGGREGATE_RULES = {
     "storage_mode": _storage_mode,
     "ha_failover_reserve": lambda f, v: _as_int(f, v, minimum=0, maximum=MAX_FAILOVER_RESERVE),
     "lb_level": lambda f, v: _as_int(f, v, minimum=min(LB_LEVELS), maximum=max(LB_LEVELS)),
+    "lb_persistence": lambda f, v: _as_int(f, v, minimum=1, maximum=MAX_LB_PERSISTENCE),
+    "lb_min_gain": lambda f, v: _as_float(f, v, minimum=0, maximum=MAX_LB_MIN_GAIN),
 }
 
 

@@ -153,6 +153,32 @@ def overload_causes(load: scoring.Load, score: Optional[float], agg_config) -> t
     return tuple(causes)
 
 
+def move_cap(max_concurrent_per_host: int) -> int:
+    """The most moves one plan lets touch a host.
+
+    ``DEFAULT_MAX_MOVES_PER_HOST``, never more than the executor runs to one host at once
+    (``[executor] max_concurrent_per_host``), so no move of a plan waits behind its own.
+    """
+    return max(1, min(DEFAULT_MAX_MOVES_PER_HOST, max_concurrent_per_host))
+
+
+def overload_streaks(runs) -> dict:
+    """Host -> how many consecutive LB runs, newest first, found it overloaded.
+
+    ``runs`` holds, per earlier LB run from the newest back, the hosts it found overloaded
+    (relieved or still waiting for ``lb_persistence``); a host missing from a run ends its
+    streak there.
+    """
+    streaks = {}
+    alive = None
+    for depth, hosts in enumerate(runs, 1):
+        alive = set(hosts) if alive is None else alive.intersection(hosts)
+        if not alive:
+            break
+        streaks.update(dict.fromkeys(alive, depth))
+    return streaks
+
+
 def balance_config(agg_config, loads):
     """The thresholds a plan of ``agg_config`` uses on hosts of ``loads`` (``scoring.Load`` each).
 
@@ -665,11 +691,12 @@ class _Balancer:
 def plan_balancing(snapshot, app_config, agg_config, busy: m.BusySet = m.BusySet(), *,
                    recent_moves: Optional[dict] = None, recent_failures: Optional[dict] = None,
                    now_s: float = 0.0, cooldown_s: float = DEFAULT_COOLDOWN_S,
-                   min_improvement_pct: float = DEFAULT_MIN_IMPROVEMENT_PCT,
+                   min_improvement_pct: Optional[float] = None,
                    max_moves_per_host: int = DEFAULT_MAX_MOVES_PER_HOST,
                    index=None, filter_options=None, max_rejected_hosts: Optional[int] = None,
                    heartbeat_stale_after_s: Optional[float] = None,
-                   failover_max_k: int = failover.MAX_SEARCHED_K) -> Plan:
+                   failover_max_k: int = failover.MAX_SEARCHED_K,
+                   overloaded_runs: Optional[dict] = None) -> Plan:
     """Plan the live migrations of one aggregate's LB run (period check excluded).
 
     ``recent_moves`` maps VM id to when KeyVRM last moved it; such a VM stays put until
@@ -685,6 +712,12 @@ def plan_balancing(snapshot, app_config, agg_config, busy: m.BusySet = m.BusySet
     check) items (None: all), counting the others. On an aggregate HA runs on, no move
     spends its failover reserve (``ha_failover_reserve`` hosts, searched up to
     ``failover_max_k``; check ``failover_reserve``, see ``planning.reserve``).
+
+    A move must narrow its source-target gap by ``min_improvement_pct`` points (None: the
+    aggregate's ``lb_min_gain``). ``overloaded_runs`` maps a host to how many consecutive LB
+    runs before this one found it overloaded (``overload_streaks``): a host overloaded in
+    fewer than ``lb_persistence`` consecutive runs, this one included, is not relieved yet
+    (``lb_imbalance_pending``, with its count).
     """
     failed = [name for name in PLANNED_FROM if not snapshot.source_ok(name)]
     if failed:
@@ -698,10 +731,12 @@ def plan_balancing(snapshot, app_config, agg_config, busy: m.BusySet = m.BusySet
             refused[vm_id].add(target)
     index = index or snapshot.index()
     unfit = ha_planning.unfit_targets(snapshot, app_config, agg_config.name, heartbeat_stale_after_s, index)
+    if min_improvement_pct is None:
+        min_improvement_pct = agg_config.lb_min_gain
     with gc_pause.cycle_collection_paused():
         return _plan_balancing(snapshot, app_config, agg_config, busy, cooled, refused, unfit,
                                min_improvement_pct, max_moves_per_host, index, filter_options,
-                               max_rejected_hosts, failover_max_k)
+                               max_rejected_hosts, failover_max_k, overloaded_runs or {})
 
 
 def _source_error(snapshot, name):
@@ -711,7 +746,7 @@ def _source_error(snapshot, name):
 
 def _plan_balancing(snapshot, app_config, agg_config, busy, cooled, refused, unfit,
                     min_improvement_pct, max_moves_per_host, index, filter_options,
-                    max_rejected_hosts, failover_max_k) -> Plan:
+                    max_rejected_hosts, failover_max_k, overloaded_runs) -> Plan:
     ctx = build_context(snapshot, agg_config.name, app_config.nova_filters, busy, index,
                         filter_options, unfit_hosts=unfit)
     loads = {h.name: scoring.demand_load(h, ctx.vms_by_host[h.name]) for h in ctx.hosts}
@@ -739,6 +774,14 @@ def _plan_balancing(snapshot, app_config, agg_config, busy, cooled, refused, unf
         return Plan((), tuple(found + [reasons.no_overload(
             aggregate, agg_config.lb_overload_threshold, agg_config.lb_ceilings)]))
     worst = sorted(causes, key=lambda n: (-max(v - limit for _, v, limit in causes[n]), n))
+    runs = {n: overloaded_runs.get(n, 0) + 1 for n in worst}
+    waiting = [n for n in worst if runs[n] < agg_config.lb_persistence]
+    if waiting:
+        found.extend(reasons.imbalance_pending(aggregate, [(n, causes[n], runs[n]) for n in waiting],
+                                               agg_config.lb_persistence))
+        worst = [n for n in worst if runs[n] >= agg_config.lb_persistence]
+        if not worst:
+            return Plan((), tuple(found))
     # what this run acts on comes first: it names the event, not an unscored dead host
     found[:0] = reasons.overloaded(aggregate, [(n, causes[n]) for n in worst])
     balancer.relief_levels()

@@ -49,6 +49,8 @@ HA_ACTED = "ha_acted"  # HA+LB: LB skipped in a cycle where HA recommended evacu
 ENGINE_LOST_DATABASE = "engine_lost_database"  # the sweep settled work whose flow was lost
 SOURCE_FAILED = "source_failed"  # LB: Nova or Placement failed this cycle, nothing planned
 LB_NO_TARGET = "lb_no_target"  # LB found overloaded hosts and could relieve none of them
+# LB: hosts overloaded in fewer consecutive runs than the aggregate's lb_persistence: not relieved yet
+LB_IMBALANCE_PENDING = "lb_imbalance_pending"
 RECOMMENDATIONS_FINAL = "recommendations_final"  # a settled event: how its recommendations ended
 # HA: the failover tolerance is below the aggregate's ha_failover_reserve (keyvrm.planning.failover)
 INSUFFICIENT_FAILOVER_CAPACITY = "insufficient_failover_capacity"
@@ -61,7 +63,7 @@ ERROR_CODES = frozenset({NO_FENCER, FENCING_IMPOSSIBLE, MIXED_HUGEPAGES, MASS_FA
 # Runs with only these reasons had nothing to do: recorded on the cycle, not as events (the
 # aggregate's event history keeps the runs that acted or that an operator should read).
 NOTHING_TO_DO_CODES = frozenset({LB_TOO_EARLY, HA_ACTED, NO_OVERLOAD, NO_FAILURE, ALREADY_HANDLED,
-                                 FILTER_INPUT_UNKNOWN, SOURCE_FAILED})
+                                 FILTER_INPUT_UNKNOWN, SOURCE_FAILED, LB_IMBALANCE_PENDING})
 # Alerts: nothing was done, but an operator should look (the event ends at least ``warning``).
 WARNING_CODES = frozenset({HOST_ALIVE_SERVICE_DOWN, HEARTBEAT_PATH_BROKEN, INSUFFICIENT_EVIDENCE,
                            ENGINE_LOST_DATABASE, LB_NO_TARGET, INSUFFICIENT_FAILOVER_CAPACITY})
@@ -186,6 +188,23 @@ def overloaded(aggregate: str, causes) -> list:
         len(causes), "" if len(causes) == 1 else "s", aggregate), details=(("hypervisors", len(causes)),))
     return [count] + [Reason(OVERLOADED, "%s %s" % (host, ", ".join(overload_cause(*cause) for cause in why)),
                              host=host, details=_overload_figures(why)) for host, why in causes]
+
+
+def imbalance_pending(aggregate: str, waiting, persistence: int) -> list:
+    """Overloaded hosts LB leaves for now: how many, then one reason per host with its run count.
+
+    ``waiting`` is [(host, causes, runs)]: ``causes`` as ``overloaded`` takes them, ``runs``
+    the consecutive LB runs (this one included) that found it overloaded, fewer than the
+    aggregate's ``lb_persistence``.
+    """
+    count = Reason(LB_IMBALANCE_PENDING, "%d hypervisor%s of %s overloaded for fewer than %d consecutive LB runs"
+                   " (lb_persistence): LB relieves a host once its overload lasts that long" % (
+                       len(waiting), "" if len(waiting) == 1 else "s", aggregate, persistence),
+                   details=(("hypervisors", len(waiting)), ("lb_persistence", persistence)))
+    return [count] + [Reason(LB_IMBALANCE_PENDING, "%s %s, run %d of %d" % (
+        host, ", ".join(overload_cause(*cause) for cause in why), runs, persistence), host=host,
+        details=_overload_figures(why) + (("runs", runs), ("lb_persistence", persistence)))
+        for host, why, runs in waiting]
 
 
 def rejected_hosts(rejected, limit: Optional[int] = None) -> tuple:

@@ -186,14 +186,26 @@ def aggregate_deleted(region: r.Region, params: dict) -> None:
 
 
 def overload(region: r.Region, params: dict) -> None:
-    """The VMs now on the hosts ramp their CPU (and network) demand up over ``ramp_s``."""
+    """The VMs now on the hosts ramp their CPU (and network) demand up over ``ramp_s``.
+
+    With ``duration_s`` it is a burst: that long after it began, those VMs (wherever they
+    run by then) ask for what they did before.
+    """
+    ramped = []
     for host in _hosts(region, params):
         for vm in host.vms:
             vm.ramp_start_s = region.now
             vm.ramp_s = float(params.get("ramp_s", 600.0))
             vm.ramp_cpu = float(params.get("cpu_factor", 2.5))
             vm.ramp_net = float(params.get("net_factor", 1.0))
+            ramped.append(vm)
     region.record_fault("overload", params["hosts"])
+    _heal_later(region, params, _overload_ends, ramped)
+
+
+def _overload_ends(vms):
+    for vm in vms:
+        vm.ramp_start_s = None
 
 
 # name -> (function, accepted parameters besides host selectors, needs hosts)
@@ -214,7 +226,7 @@ FAULTS = {
     "engine_loses_flow": (engine_loses_flow, ("count",), False),
     "ceph_outage": (ceph_outage, ("duration_s",), False),
     "aggregate_deleted": (aggregate_deleted, ("aggregate",), False),
-    "overload": (overload, ("cpu_factor", "net_factor", "ramp_s"), True),
+    "overload": (overload, ("cpu_factor", "net_factor", "ramp_s", "duration_s"), True),
 }
 
 

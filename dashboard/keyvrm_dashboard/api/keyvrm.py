@@ -17,8 +17,9 @@ SERVICE_TYPE = v1.SERVICE_TYPE
 # The microversion the panels are written for: every page reads the shapes of this version
 # (1.2: reasons as lists, which ``reasons`` renders as text; an aggregate's own latest outcome;
 # 1.4: an aggregate's failover tolerance and whether it is below its reserve; 1.5 changes only
-# the failover endpoint, which the panels do not call; 1.6: an aggregate's LB level).
-API_VERSION = "1.6"
+# the failover endpoint, which the panels do not call; 1.6: an aggregate's LB level; 1.7: its
+# overload persistence and least gain of a move).
+API_VERSION = "1.7"
 LB_KEYS = ("cpu", "ram", "net", "hugepages")
 
 

@@ -36,10 +36,19 @@ CONFIG_FIELDS = {
                                 " above 80% syn_score, 5 also evens hosts out around the aggregate's mean;"
                                 " choosing one sets lb_overload_threshold, lb_target_max_load and"
                                 " lb_ceilings to its values, except those given in the same request"},
+    # From 1.7: how long an overload must last, and the least gain of a move.
+    "lb_persistence": {"type": "integer", "minimum": 1, "maximum": settings.MAX_LB_PERSISTENCE,
+                       "description": "how many consecutive LB runs must find a host overloaded before LB"
+                                      " moves VMs off it (1: the first run acts; each run reads loads"
+                                      " averaged over the metrics window)"},
+    "lb_min_gain": {"type": "number", "minimum": 0, "maximum": settings.MAX_LB_MIN_GAIN,
+                    "description": "the least a move must narrow the gap between its source and its"
+                                   " target, in points of each measure it relieves"},
 }
 assert set(CONFIG_FIELDS) == set(settings.AGGREGATE_CONFIG_FIELDS)
 # The config fields each came with a microversion after 1.0 (below it they are neither shown nor accepted).
-CONFIG_FIELDS_SINCE = {"lb_level": microversion.LB_LEVEL}
+CONFIG_FIELDS_SINCE = {"lb_level": microversion.LB_LEVEL, "lb_persistence": microversion.LB_PERSISTENCE,
+                       "lb_min_gain": microversion.LB_PERSISTENCE}
 OVERRIDDEN = {"type": "array",
               "items": {"type": "string", "enum": sorted(settings.LB_LEVELS[settings.DEFAULT_LB_LEVEL])},
               "description": "the thresholds that differ from what lb_level sets (the operator overrode them"

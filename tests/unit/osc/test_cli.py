@@ -100,6 +100,26 @@ def test_at_api_1_5_the_list_has_no_lb_level_column_and_set_lb_level_says_it_nee
     assert db_api.get_aggregate_config(seeded_db, "agg-b").lb_level == 3
 
 
+def test_aggregate_set_lb_persistence_and_min_gain_are_stored_and_shown(served, seeded_db):
+    result = _openstack(served, "aggregate", "set", "agg-b", "--lb-persistence", "3", "--lb-min-gain", "5",
+                        "-f", "json")
+    assert result.returncode == 0, result.stderr
+    shown = json.loads(result.stdout)
+    assert (shown["lb_persistence"], shown["lb_min_gain"]) == (3, 5.0)
+    config = db_api.get_aggregate_config(seeded_db, "agg-b")
+    assert (config.lb_persistence, config.lb_min_gain) == (3, 5.0)
+
+
+def test_aggregate_set_lb_persistence_out_of_range_or_below_1_7_changes_nothing(served, seeded_db):
+    result = _openstack(served, "aggregate", "set", "agg-b", "--lb-persistence", "0", "--lb-min-gain", "5")
+    assert result.returncode != 0 and "lb_persistence" in result.stderr
+    result = _openstack(served, "--os-keyvrm-api-version", "1.6", "aggregate", "set", "agg-b",
+                        "--lb-min-gain", "5")
+    assert result.returncode != 0 and "lb_min_gain needs microversion 1.7" in result.stderr
+    config = db_api.get_aggregate_config(seeded_db, "agg-b")
+    assert (config.lb_persistence, config.lb_min_gain) == (1, 2.0)
+
+
 def test_config_set_then_value_output(served, seeded_db):
     result = _openstack(served, "config", "set", "--period", "45", "--nova-filters", "ComputeFilter",
                         "-f", "value", "-c", "period")

@@ -265,3 +265,40 @@ def test_a_vm_moved_after_the_snapshot_is_not_planned_from_it():
     assert "busy-small" not in [mv.vm_id for mv in plan.moves]
     [why] = [r for r in plan.reasons if r.code == reasons.COOLDOWN]
     assert "after this snapshot" in why.message
+
+
+def test_overload_streaks_count_consecutive_runs_from_the_newest_back():
+    runs = [{"a", "b"}, {"a", "c"}, {"a", "b"}]
+    assert lb.overload_streaks(runs) == {"a": 3, "b": 1}
+    assert lb.overload_streaks([set(), {"a"}]) == {}
+    assert lb.overload_streaks([]) == {}
+
+
+def test_a_host_overloaded_for_fewer_runs_than_lb_persistence_waits_and_says_so():
+    hosts, vms = _cpu_hot_region()
+    snap = b.snapshot(hosts, vms)
+    config = b.agg_config(lb_persistence=3)
+    waiting = lb.plan_balancing(snap, AppConfig(), config, m.BusySet(), overloaded_runs={"hot": 1})
+    assert waiting.moves == ()
+    assert [r.code for r in waiting.reasons] == [reasons.LB_IMBALANCE_PENDING] * 2
+    assert dict(waiting.reasons[1].details)["runs"] == 2 and waiting.reasons[1].host == "hot"
+    assert reasons.nothing_to_do(waiting.reasons)  # a quiet run: recorded on the cycle
+    acting = lb.plan_balancing(snap, AppConfig(), config, m.BusySet(), overloaded_runs={"hot": 2})
+    assert acting.moves and {mv.source for mv in acting.moves} == {"hot"}
+    assert acting.reasons[0].code == reasons.OVERLOADED
+
+
+def test_lb_min_gain_of_the_aggregate_refuses_moves_that_narrow_the_gap_less():
+    hosts = [b.host("hot", vcpus=40, ram_mb=163840, cpu_pct=86.0, ram_pct=45.0, used_vcpus=8, used_ram_mb=16384),
+             b.host("warm", vcpus=40, ram_mb=163840, cpu_pct=60.0, ram_pct=45.0)]
+    # 11 points move: hot 86 -> 75, warm 60 -> 71, the gap 26 -> 4 narrows by 22 points
+    snap = b.snapshot(hosts, [_measured("v1", "hot", 4.4, 8192), _measured("v2", "hot", 4.4, 8192)])
+    assert len(lb.plan_balancing(snap, AppConfig(), b.agg_config(lb_min_gain=22.0), m.BusySet()).moves) == 1
+    plan = lb.plan_balancing(snap, AppConfig(), b.agg_config(lb_min_gain=23.0), m.BusySet())
+    assert plan.moves == ()
+    assert lb.NOT_ENOUGH_GAIN in dict(plan.reasons[-1].details)
+
+
+def test_a_plan_touches_a_host_at_most_as_often_as_the_executor_runs_migrations_to_it():
+    assert lb.move_cap(10) == lb.DEFAULT_MAX_MOVES_PER_HOST
+    assert lb.move_cap(2) == 2 and lb.move_cap(0) == 1

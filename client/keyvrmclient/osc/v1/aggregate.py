@@ -124,6 +124,13 @@ class SetAggregate(command.ShowOne):
                                  "ceilings), 5 also evens hosts out around the aggregate's mean. It writes "
                                  "the level's threshold, target limit and ceilings, except those given with "
                                  "it; one changed later shows in lb_level_overridden.")
+        parser.add_argument("--lb-persistence", type=int, metavar="<runs>",
+                            help="How many consecutive LB runs must find a host overloaded before LB moves "
+                                 "VMs off it (API 1.7; 1-10, default 1: the first run acts, on loads averaged "
+                                 "over the metrics window). Until then the run says lb_imbalance_pending.")
+        parser.add_argument("--lb-min-gain", type=float, metavar="<points>",
+                            help="The least a move must narrow the gap between its source and its target on "
+                                 "each measure it relieves (API 1.7; 0-50 points, default 2).")
         parser.add_argument("--lb-period", type=int, metavar="<s>")
         parser.add_argument("--lb-overload-threshold", type=float, metavar="<pct>")
         parser.add_argument("--lb-target-max-load", type=float, metavar="<pct>")
@@ -139,7 +146,8 @@ class SetAggregate(command.ShowOne):
     def take_action(self, parsed_args):
         changes = {f: getattr(parsed_args, f) for f in ("marker", "no_op_mode", "no_op_reason", "lb_period",
                                                         "lb_overload_threshold", "lb_target_max_load",
-                                                        "ha_failover_reserve", "lb_level")
+                                                        "ha_failover_reserve", "lb_level", "lb_persistence",
+                                                        "lb_min_gain")
                    if getattr(parsed_args, f) is not None}
         if parsed_args.storage_mode is not None:
             changes["storage_mode"] = None if parsed_args.storage_mode == "none" else parsed_args.storage_mode

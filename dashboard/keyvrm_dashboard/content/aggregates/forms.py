@@ -31,7 +31,7 @@ def initial_of(aggregate):
     """The form's initial values from the API's aggregate."""
     initial = {name: aggregate.get(name) for name in (
         'marker', 'no_op_mode', 'no_op_reason', 'ha_failover_reserve', 'lb_level', 'lb_period',
-        'lb_overload_threshold', 'lb_target_max_load')}
+        'lb_overload_threshold', 'lb_target_max_load', 'lb_persistence', 'lb_min_gain')}
     initial['name'] = aggregate['name']
     initial['storage_mode'] = aggregate.get('storage_mode') or ''
     for key in keyvrm.LB_KEYS:
@@ -64,6 +64,15 @@ class EditAggregateForm(forms.SelfHandlingForm):
     lb_overload_threshold = forms.FloatField(label=_("Overload threshold (% syn_score)"), min_value=0,
                                              max_value=100)
     lb_target_max_load = forms.FloatField(label=_("Target max load (% syn_score)"), min_value=0, max_value=100)
+    lb_persistence = forms.IntegerField(
+        label=_("Overload persistence (LB runs)"), min_value=1, max_value=10,
+        help_text=_("How many consecutive LB runs must find a host overloaded before LB moves VMs off it."
+                    " 1: the first run acts (its loads are already averaged over the metrics window);"
+                    " 2 or more let a burst pass first."))
+    lb_min_gain = forms.FloatField(
+        label=_("Least gain of a move (points)"), min_value=0, max_value=50,
+        help_text=_("How much a move must narrow the gap between its source and its target on each measure"
+                    " it relieves; smaller moves are not worth a migration."))
 
     def __init__(self, request, *args, **kwargs):
         super().__init__(request, *args, **kwargs)
@@ -86,7 +95,7 @@ class EditAggregateForm(forms.SelfHandlingForm):
         changed = set(self.changed_data)
         body = {}
         for name in ('marker', 'no_op_mode', 'no_op_reason', 'ha_failover_reserve', 'lb_level', 'lb_period',
-                     'lb_overload_threshold', 'lb_target_max_load'):
+                     'lb_overload_threshold', 'lb_target_max_load', 'lb_persistence', 'lb_min_gain'):
             if name in changed:
                 body[name] = data[name]
         if 'storage_mode' in changed:

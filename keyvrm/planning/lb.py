@@ -28,6 +28,13 @@ hysteresis), the gap between source and target shrinks by at least
 cool-down VMs, busy hosts, capacity, server groups and the Nova filters allow it. At most
 ``max_moves_per_host`` moves touch one host (as source or target) per plan.
 
+Balance (``lb_level`` 5). After the relief, the resource spread widest (``balance_measure``)
+is evened out (``_Balancer.spread``): each host more than ``settings.LB_BALANCE_FLOOR_PCT``
+below the aggregate's mean takes, from the hosts most above it, the VM whose move narrows
+the spread most (the sum of squared deviations from the mean), one migration at a time,
+so a spread is reached with few migrations (``tests/benchmarks/bench_lb.py`` prints them
+against the least any plan could need, ``LB(sd)``). A host above the mean never rises.
+
 Cost. A VM that finds no target is not tried again unless a host became a possible
 target since (a relieved host); hosts already above a target limit are left out of the
 scans, which stop where no later host can pass the target limit or the gain check (per
@@ -88,6 +95,8 @@ PLANNED_FROM = (m.SOURCE_NOVA, m.SOURCE_PLACEMENT)
 # and level 3 reaches the least migrations that relieve every hot host (1.00x, was 1.02-1.05x).
 MIGRATION_COST_GB = 32.0
 MIGRATABLE_STATUSES = ("ACTIVE", "PAUSED")
+# Level 5's spread pass: how many of the hosts most above the mean offer a VM to each low host.
+SPREAD_SOURCES = 10
 
 SCORE = 0  # measure 0 is syn_score, 1.. are scoring.METRICS
 MEASURES = ("syn_score",) + scoring.METRICS
@@ -207,6 +216,26 @@ def balance_config(agg_config, loads):
     return dataclasses.replace(agg_config, lb_ceilings=ceilings, **changes)
 
 
+def balance_measure(agg_config, loads) -> Optional[int]:
+    """The measure (index into ``MEASURES``) level 5 evens out: its resource spread widest, None below level 5.
+
+    Only a resource whose spread reaches half of ``LB_BALANCE_BAND_PCT`` is evened out, as
+    ``balance_config`` balances it.
+    """
+    if agg_config.lb_level != settings.LB_BALANCE_LEVEL:
+        return None
+    loads = list(loads)
+    widest = None
+    for k, key in enumerate(scoring.METRICS):
+        values = [load.values()[k] for load in loads if load.values()[k] is not None]
+        if agg_config.lb_ceilings.get(key) is None or len(values) < 2:
+            continue
+        spread = statistics.pstdev(values)
+        if spread >= settings.LB_BALANCE_BAND_PCT / 2 and (widest is None or spread > widest[0]):
+            widest = (spread, k + 1)
+    return None if widest is None else widest[1]
+
+
 def _calc(before: scoring.Load, after: scoring.Load, weights) -> HostLoadCalc:
     return HostLoadCalc(before.cpu_pct, after.cpu_pct, before.ram_pct, after.ram_pct,
                         before.net_pct, after.net_pct, scoring.syn_score(before, weights),
@@ -273,6 +302,7 @@ class _Balancer:
         self.moves = []
         self.reasons = []
         self.sources = {}
+        self._spread_sources = {}  # level 5's spread pass: host -> _Source it moves VMs from
         self.freed = 0  # how many times a host became a possible target again
         self.heap = []
         self._shares = {}
@@ -502,6 +532,96 @@ class _Balancer:
                 self._push(source)
             if not self._retry():
                 return
+
+    def spread(self, measure: int, band: float, sources_tried: int = SPREAD_SOURCES):
+        """Level 5's second pass: lift hosts far below the mean on ``measure``, by the moves narrowing it most.
+
+        While a host lies more than ``band`` points below the aggregate's mean on
+        ``measure``, the lowest one takes, from the ``sources_tried`` hosts most above the
+        mean, the VM whose move lowers the sum of squared deviations from the mean most
+        (a move's worth: it narrows the spread, which is what this level is for; one per
+        migration, so the fewest migrations reach a spread). A move must leave its target
+        no higher than its source, pass every check a relief move passes (target limits,
+        ``lb_min_gain``, filters, capacity, groups, reserve, a failed move's cool-down) and
+        keep both hosts within the per-host move cap. A host that can take nothing is left
+        as it is. Hosts above the mean never rise: a second plan finds nothing to move.
+        """
+        values = {n: self.measures_of(n)[measure] for n in self._class}
+        values = {n: v for n, v in values.items() if v is not None}
+        if len(values) < 2:
+            return
+        mean = sum(values.values()) / len(values)
+        floor = mean - band
+        lows = [(v, n) for n, v in values.items() if v < floor and n not in self.sources]
+        heapq.heapify(lows)
+        # hosts above the mean that may still give a VM, most loaded first
+        above = sorted((-v, n) for n, v in values.items() if v > mean and self.moved[n] < self.max_moves)
+        while lows and above:
+            value, low = heapq.heappop(lows)
+            if self.moved[low] >= self.max_moves:
+                continue
+            best = self._best_spread_move(low, measure, mean, [n for _, n in above[:sources_tried]])
+            if best is None:
+                continue
+            source, vm, request, src_after_load, t_after_load = best
+            del above[bisect.bisect_left(above, (-self.measures_of(source.name)[measure], source.name))]
+            self._apply(vm, request, source, low, src_after_load, t_after_load)
+            given = self.measures_of(source.name)[measure]
+            if given > mean and self.moved[source.name] < self.max_moves:
+                bisect.insort(above, (-given, source.name))
+            lifted = self.measures_of(low)[measure]
+            if lifted < floor:
+                heapq.heappush(lows, (lifted, low))
+
+    def _spread_source(self, name) -> _Source:
+        """``name`` as a source of level 5's spread pass: its movable VMs, never itself relieved."""
+        source = self._spread_sources.get(name)
+        if source is None:
+            movable = {vm.id: vm for vm in self.vms_on(name).values() if self._skip_reason(vm, name) is None}
+            source = self._spread_sources[name] = _Source(name, (), movable, active=False)
+        return source
+
+    def _best_spread_move(self, low, measure, mean, givers):
+        """(source, VM, request, source load after, target load after) narrowing the spread most, or None.
+
+        The source is one of ``givers``.
+        """
+        t_load = self.loads[low]
+        t_before = self.measures_of(low)
+        low_cls = self._class[low]
+        best = None
+        for name in givers:
+            source = self._spread_source(name)
+            src_value = self.measures_of(name)[measure]
+            hyper = self.hyper[name]
+            count = len(self.vms_on(name))
+            src_load = self.loads[name]
+            src_before = self.measures_of(name)
+            for vm in source.movable.values():
+                share, values = self._share(vm, name, count)
+                part = values[measure - 1] or 0.0
+                moved_in = self._rescaled(share, hyper, self._class[name], low_cls).values()[measure - 1] or 0.0
+                if part <= 0 or t_before[measure] + moved_in > src_value - part:
+                    continue  # the target would end above its source: no narrower
+                worth = ((src_value - mean) ** 2 + (t_before[measure] - mean) ** 2
+                         - (src_value - part - mean) ** 2 - (t_before[measure] + moved_in - mean) ** 2)
+                if best is not None and worth <= best[0]:
+                    continue
+                src_after_load = src_load.shifted(share, -1)
+                t_after_load = t_load.shifted(self._rescaled(share, hyper, self._class[name], low_cls), 1)
+                src_after = (scoring.syn_score(src_after_load, self.weights),) + src_after_load.values()
+                t_after = (scoring.syn_score(t_after_load, self.weights),) + t_after_load.values()
+                if self._target_rejection(t_before, t_after, src_before, src_after, (measure,)) is not None:
+                    continue
+                if low in self.refused.get(vm.id, ()):
+                    continue
+                request = self.ctx.selector.request_for(vm)
+                if self.ctx.selector.host_rejection(request, low) is not None:
+                    continue
+                if self.reserve is not None and self.reserve.refusal(vm, request, name, low) is not None:
+                    continue
+                best = (worth, source, vm, request, src_after_load, t_after_load)
+        return None if best is None else best[1:]
 
     def _retry(self) -> bool:
         """Give still-overloaded sources another go with VMs tried before a host was freed."""
@@ -790,7 +910,10 @@ def _plan_balancing(snapshot, app_config, agg_config, busy, cooled, refused, unf
             found.append(reasons.busy(None, source))
             continue
         balancer.add_source(source, causes[source])
+    spread = balance_measure(agg_config, balancer.loads.values())  # read before any move
     balancer.run()
+    if spread is not None:
+        balancer.spread(spread, settings.LB_BALANCE_FLOOR_PCT)
     tried = [n for n in worst if n in balancer.sources]
     if tried and not balancer.moves:  # what this run found first: LB is stuck, not healthy
         found.insert(0, reasons.lb_no_target(aggregate, len(tried)))

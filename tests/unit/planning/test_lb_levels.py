@@ -71,6 +71,29 @@ def test_level_5_narrows_the_cpu_spread_beyond_level_4():
     assert spread[5] < spread[4]
 
 
+@pytest.mark.parametrize("seed", [1, 2])
+def test_level_5_lifts_hosts_far_below_the_mean_never_raises_one_above_it_and_a_second_plan_moves_nothing(seed):
+    snap = regiongen.generate_region(regiongen.cpu_hot_shape(120, 120), seed)
+    before = {h.name: scoring.load_of(h).cpu_pct for h in snap.hypervisors}
+    mean = sum(before.values()) / len(before)
+    plan, after, again = _plans(5, seed)
+    targets = {mv.target for mv in plan.moves}
+    moved_after = {h.name: scoring.load_of(h).cpu_pct for h in after.hypervisors}
+    low = [n for n in before if before[n] < mean - 10]
+    assert low and [n for n in low if moved_after[n] < mean - 10] == []  # level 4 leaves 32-40 of 47-50 there
+    assert all(moved_after[t] > before[t] for t in targets)
+    assert all(moved_after[n] <= before[n] + 1e-6 for n in before if before[n] > mean)  # hosts above never rise
+    assert again.moves == ()
+
+
+def test_level_5_evens_out_only_a_resource_spread_wider_than_half_the_band():
+    config = _at_level("a", 5)
+    flat_cpu = [scoring.Load(40.0, 20.0), scoring.Load(42.0, 80.0), scoring.Load(44.0, 50.0)]
+    assert lb.balance_measure(config, flat_cpu) == lb.MEASURES.index("ram")
+    assert lb.balance_measure(config, [scoring.Load(40.0, 50.0), scoring.Load(44.0, 52.0)]) is None
+    assert lb.balance_measure(_at_level("a", 4), flat_cpu) is None
+
+
 def _cpu_sd(snap):
     values = [scoring.load_of(h).cpu_pct for h in snap.hypervisors]
     mean = sum(values) / len(values)

@@ -17,6 +17,12 @@ hot-resource spread the result reached, and "to limit", the least that take ever
 at or above the hot resource's ceiling to the target ceiling (exact for the sources).
 The last table gives, per region size and planner, the medians over the seeds.
 
+With ``--watcher`` (``tox -e bench-watcher``, which installs python-watcher), regions of
+up to ``--watcher-max-hosts`` hosts are also planned by OpenStack Watcher's own strategies,
+run offline on the same region (tests/benchmarks/watcher_ref.py): ``watcher_wb_t50``
+(workload_balance, CPU, threshold 50, continuous audits until one proposes nothing) and
+``watcher_ws`` (workload_stabilization with its defaults, one audit).
+
 The reference ("greedy") is the one-move-per-pass balancer of issue 16: the host most
 loaded in the shape's hot resource gives its largest VM (flavor RAM, then vCPUs) that
 fits (capacity only: it knows no filters or server groups) to the least loaded host,
@@ -202,7 +208,8 @@ def _ratio(a, b):
     return round(a / b, 2) if b else None
 
 
-def run_size(shape_name, hosts, seed, levels=(), cpu_demand_max_pct=100.0):
+def run_size(shape_name, hosts, seed, levels=(), cpu_demand_max_pct=100.0, watcher=False,
+             watcher_max_audits=None):
     shape = SHAPES[shape_name](hosts, hosts)
     if shape.hot_resource == "cpu":
         shape = dataclasses.replace(shape, cpu_demand_max_pct=cpu_demand_max_pct)
@@ -217,6 +224,12 @@ def run_size(shape_name, hosts, seed, levels=(), cpu_demand_max_pct=100.0):
         result["level%d" % level] = run_planner(snap, AppConfig(enabled=True), _config(config.name, level), hot)
     result["keyvrm_no_filters"] = run_planner(snap, AppConfig(enabled=True, nova_filters=()), config, hot)
     result["greedy"] = run_greedy(snap, config, hot)
+    if watcher:
+        from tests.benchmarks import watcher_ref
+
+        for row, strategy in watcher_ref.ROWS.items():
+            result[row] = bounds(snap, config, hot, watcher_ref.run_watcher(
+                snap, config, strategy, seed=seed, max_audits=watcher_max_audits or watcher_ref.MAX_AUDITS))
     k, g = result["keyvrm"], result["greedy"]
     result["vs_greedy"] = dict(
         migrations=_ratio(k["migrations"], g["migrations"]),
@@ -251,20 +264,39 @@ def main(argv=None):
                         help="comma-separated lb_level values also planned, each with its preset thresholds,"
                         " with a picture of the hot resource per host before and after (default %(default)s)")
     parser.add_argument("--pictures", action="store_true", help="print the per-host pictures")
+    parser.add_argument("--watcher", action="store_true",
+                        help="also plan with OpenStack Watcher's workload_balance and workload_stabilization"
+                        " strategies (tox -e bench-watcher; tests/benchmarks/watcher_ref.py)")
+    parser.add_argument("--watcher-max-hosts", type=int, default=300,
+                        help="plan with Watcher only regions of at most this many hosts: workload_stabilization"
+                        " weighs each VM against the whole region, and each audit copies Watcher's model"
+                        " (default %(default)s)")
+    parser.add_argument("--watcher-max-audits", type=int, default=None,
+                        help="audits of workload_balance's continuous run at most (default: watcher_ref's)")
     parser.add_argument("--cpu-demand-max", type=float, default=100.0,
                         help="CPU-hot hosts' VMs ask for up to this %% of the cores (above 100 the host"
                         " reads 100%%, saturated; default %(default)s)")
     args = parser.parse_args(argv)
     levels = [int(level) for level in args.levels.split(",") if level.strip()]
+    watcher_rows = []
+    if args.watcher:
+        try:
+            from tests.benchmarks import watcher_ref
+        except ImportError as exc:
+            parser.error("--watcher needs python-watcher (tox -e bench-watcher): %s" % exc)
+        watcher_rows = list(watcher_ref.ROWS)
     results = []
     for shape in [s for s in args.shapes.split(",") if s]:
         for size in [int(s) for s in args.sizes.split(",") if s.strip()]:
             runs = []
             for seed in range(args.seed, args.seed + args.seeds):
-                r = run_size(shape, size, seed, levels, args.cpu_demand_max)
+                r = run_size(shape, size, seed, levels, args.cpu_demand_max,
+                             args.watcher and size <= args.watcher_max_hosts, args.watcher_max_audits)
                 runs.append(r)
                 print("%s-hot hosts=%d vms=%d seed=%d" % (shape, size, r["vms"], seed))
                 names = ["keyvrm"] + ["level%d" % level for level in levels] + ["keyvrm_no_filters", "greedy"]
+                names += [row for row in watcher_rows if row in r]
+                names += [name for name in watcher_rows if name in r]
                 for name in names:
                     print(_row(name, r[name], shape, r["before"]))
                 if args.pictures:
@@ -285,13 +317,13 @@ def main(argv=None):
                           shape, size, args.seeds, med["migrations"], med["gb_moved"], shape,
                           med["hot_std"], statistics.median(r["keyvrm"]["plan_s"] for r in runs),
                           statistics.median(r["keyvrm"]["plan_cpu_s"] for r in runs)))
-    print_summary(results, ["keyvrm"] + ["level%d" % level for level in levels] + ["greedy"])
+    print_summary(results, ["keyvrm"] + ["level%d" % level for level in levels] + ["greedy"] + watcher_rows)
     print(json.dumps({"benchmark": "lb", "results": results}))
 
 
 def print_summary(results, names):
     """Per shape, size and planner: medians over the seeds of the figures the targets read."""
-    print("%-5s %6s %-8s %7s %8s %7s %7s %8s %8s %6s %6s %8s" % (
+    print("%-5s %6s %-14s %7s %8s %7s %7s %8s %8s %6s %6s %8s" % (
         "shape", "hosts", "planner", "moves", "GB", "sd", "max", "LB(sd)", "x LB", "limit", "x lim", "plan cpu"))
     groups = collections.defaultdict(list)
     for r in results:
@@ -306,7 +338,7 @@ def print_summary(results, names):
                 values = [row[key] for row in rows if row[key] is not None]
                 return statistics.median(values) if values else float("nan")
 
-            print("%-5s %6d %-8s %7.1f %8.0f %7.2f %7.1f %8.1f %8.2f %6.1f %6.2f %8.3f" % (
+            print("%-5s %6d %-14s %7.1f %8.0f %7.2f %7.1f %8.1f %8.2f %6.1f %6.2f %8.3f" % (
                 shape, hosts, name, med("migrations"), med("gb_moved"),
                 statistics.median(row["after"][shape + "_std"] for row in rows),
                 statistics.median(row["after"][shape + "_max"] for row in rows),

@@ -296,7 +296,6 @@ def main(argv=None):
                 print("%s-hot hosts=%d vms=%d seed=%d" % (shape, size, r["vms"], seed))
                 names = ["keyvrm"] + ["level%d" % level for level in levels] + ["keyvrm_no_filters", "greedy"]
                 names += [row for row in watcher_rows if row in r]
-                names += [name for name in watcher_rows if name in r]
                 for name in names:
                     print(_row(name, r[name], shape, r["before"]))
                 if args.pictures:

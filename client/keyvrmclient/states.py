@@ -5,9 +5,10 @@ The client keeps its own copy (it must not import KeyVRM's server); a test of th
 the served OpenAPI document.
 """
 
-EVENT_KINDS = ("HA", "LB")
+EVENT_KINDS = ("HA", "LB", "drain")
 EVENT_STATUSES = ("created", "generating", "generated", "manual_action", "executing", "completed")
 EVENT_STATES = ("healthy", "warning", "error")
 RECOMMENDATION_STATUSES = ("created", "manual_action", "running", "succeeded", "failed", "cancelled")
-HYPERVISOR_STATES = ("ok", "fencing", "fenced", "evacuating", "maintenance", "error", "restoring")
+HYPERVISOR_STATES = ("ok", "fencing", "fenced", "evacuating", "maintenance", "error", "restoring", "draining",
+                     "drain_incomplete")
 CYCLE_STATUSES = ("running", "completed", "skipped", "failed", "requested")

@@ -22,13 +22,14 @@ API_VERSION = "1"
 VERSION_HEADER = "OpenStack-API-Version"
 # The microversions whose responses this client reads, oldest first (the server's
 # keyvrm/api/rest_api_version_history.rst says what each changed).
-KNOWN_VERSIONS = ("1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7")
+KNOWN_VERSIONS = ("1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7", "1.8")
 REASON_LIST = "1.1"  # events' and cycle outcomes' reasons as entries (reasons, more_reasons), not text
 WHAT_IF = "1.3"  # POST /v1/aggregates/{name}/what-if
 FAILOVER = "1.4"  # GET /v1/aggregates/{name}/failover
 FAILURE_DOMAINS = "1.5"  # its answer's failure_domains (racks) and failure_domain_error
 LB_LEVEL = "1.6"  # aggregates' lb_level (shown and accepted) and lb_level_overridden
 LB_PERSISTENCE = "1.7"  # aggregates' lb_persistence and lb_min_gain (shown and accepted)
+DRAIN = "1.8"  # POST /v1/hypervisors/{name}/drain
 # The aggregate config fields a server accepts only from a microversion on.
 FIELDS_SINCE = {"lb_level": LB_LEVEL, "lb_persistence": LB_PERSISTENCE, "lb_min_gain": LB_PERSISTENCE}
 _VERSION = re.compile(r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)")
@@ -228,6 +229,14 @@ class Client:
 
     def get_hypervisor(self, name):
         return self._request("GET", "/hypervisors/%s" % urllib.parse.quote(name, safe=""))["hypervisor"]
+
+    def drain_hypervisor(self, name, reason):
+        """Ask the engine to drain an ok host (API 1.8): its service disabled with ``reason``, its VMs moved."""
+        if version_tuple(self.api_version) < version_tuple(DRAIN):
+            raise ClientError(406, "microversion_not_acceptable", "drain needs microversion %s; this client"
+                              " speaks %s to this server" % (DRAIN, self.api_version))
+        return self._request("POST", "/hypervisors/%s/drain" % urllib.parse.quote(name, safe=""),
+                             json={"reason": reason})["hypervisor"]
 
     def restore_hypervisor(self, name):
         return self._request("POST", "/hypervisors/%s/restore" % urllib.parse.quote(name, safe=""),

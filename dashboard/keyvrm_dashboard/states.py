@@ -15,6 +15,7 @@ RECOMMENDATION_STATUS_COLOURS = (('succeeded', True), ('failed', False), ('cance
 RECOMMENDATION_FINAL = ('succeeded', 'failed', 'cancelled')  # nothing changes after these
 MANUAL_ACTION = 'manual_action'  # Run and Cancel are the operator's answer to a manual recommendation
 HOST_STATE_COLOURS = (('ok', True), ('maintenance', True), ('error', False), ('fencing', None),
-                      ('fenced', None), ('evacuating', None), ('restoring', None))
+                      ('fenced', None), ('evacuating', None), ('restoring', None), ('draining', None),
+                      ('drain_incomplete', False))
 # A cycle still running has not decided for every aggregate yet.
 CYCLE_FINISHED = ('completed', 'skipped')

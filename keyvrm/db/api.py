@@ -70,6 +70,8 @@ claimed_hypervisors = hypervisor_state.claimed_hypervisors
 get_hypervisor_state = hypervisor_state.get_hypervisor_state
 request_hypervisor_restore = hypervisor_state.request_hypervisor_restore
 list_hypervisors_restoring = hypervisor_state.list_hypervisors_restoring
+request_hypervisor_drain = hypervisor_state.request_hypervisor_drain
+list_hypervisors_draining = hypervisor_state.list_hypervisors_draining
 complete_hypervisor_restore = hypervisor_state.complete_hypervisor_restore
 release_lost_hypervisor = hypervisor_state.release_lost_hypervisor
 

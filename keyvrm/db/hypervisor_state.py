@@ -88,6 +88,18 @@ def get_hypervisor_state(db, host):
                     fenced_at=row.fenced_at, event_id=row.event_id, state_since=row.state_since)
 
 
+def _locked_state_row(session, host):
+    """``host``'s state row under a row lock (``SELECT ... FOR UPDATE``), None if KeyVRM holds none.
+
+    ``NotFound`` if neither KeyVRM nor the newest snapshot with hosts knows ``host``.
+    """
+    row = session.execute(sa.select(models.HypervisorState).where(models.HypervisorState.host == host)
+                          .with_for_update()).scalar_one_or_none()
+    if row is None and session.get(models.Hypervisor, host) is None:
+        raise exception.NotFound(f"hypervisor {host} not found")
+    return row
+
+
 def request_hypervisor_restore(db, host, requested_by, request_id=None):
     """Mark a fenced/maintenance/error host ``restoring`` for the engine to return to service; audited.
 
@@ -98,11 +110,8 @@ def request_hypervisor_restore(db, host, requested_by, request_id=None):
     nor KeyVRM knows the host.
     """
     with db.writer() as session:
-        row = session.execute(sa.select(models.HypervisorState).where(models.HypervisorState.host == host)
-                              .with_for_update()).scalar_one_or_none()
+        row = _locked_state_row(session, host)
         if row is None:
-            if session.get(models.Hypervisor, host) is None:
-                raise exception.NotFound(f"hypervisor {host} not found")
             raise exception.Conflict(f"hypervisor {host} is ok: KeyVRM has not taken it out of service",
                                      code="hypervisor_not_restorable")
         if row.state not in states.HYPERVISOR_RESTORABLE:
@@ -112,9 +121,61 @@ def request_hypervisor_restore(db, host, requested_by, request_id=None):
         session.add(models.ConfigAudit(scope="hypervisor", target=host, field="state",
                                        old_value=row.state, new_value=states.HypervisorState.RESTORING.value,
                                        changed_by=requested_by, request_id=request_id))
+        if row.state in states.HYPERVISOR_DRAINING and row.event_id is not None:
+            _cancel_unstarted(session, db, row.event_id, f"drain cancelled: {host} returned to service by "
+                              f"{requested_by}")
         row.state, row.state_since = states.HypervisorState.RESTORING, db.now()
         row.reason = f"return to service requested by {requested_by}"
     return hypervisors.get_hypervisor(db, host)
+
+
+def request_hypervisor_drain(db, host, reason, requested_by, request_id=None):
+    """Mark an ``ok`` host ``draining`` for the engine to empty by live migrations; audited.
+
+    As a restore request: the row is read under a row lock and changed with its audit row
+    in one transaction, so of concurrent requests exactly one succeeds; a host in any
+    other state gets ``Conflict`` naming the state; ``NotFound`` if neither the newest
+    snapshot with hosts nor KeyVRM knows it. The operator's ``reason`` becomes the
+    disabled reason of its compute service ("KeyVRM drain: ...").
+    """
+    if not (reason or "").strip():
+        raise exception.InvalidField("reason", "a drain needs a reason (e.g. the maintenance ticket)")
+    with db.writer() as session:
+        row = _locked_state_row(session, host)
+        if row is None:
+            row = models.HypervisorState(host=host, state=states.HypervisorState.OK)
+            session.add(row)
+        elif row.state != states.HypervisorState.OK:
+            raise exception.Conflict(f"hypervisor {host} is {row.state}: only an ok host can be drained",
+                                     code="hypervisor_not_drainable")
+        session.add(models.ConfigAudit(scope="hypervisor", target=host, field="state",
+                                       old_value=states.HypervisorState.OK.value,
+                                       new_value=states.HypervisorState.DRAINING.value,
+                                       changed_by=requested_by, request_id=request_id))
+        row.state, row.state_since, row.event_id = states.HypervisorState.DRAINING, db.now(), None
+        row.reason = f"drain requested by {requested_by}: {reason.strip()}"
+    return hypervisors.get_hypervisor(db, host)
+
+
+def list_hypervisors_draining(db) -> list:
+    """(host, state, reason, drain event id or None) of the hosts KeyVRM drains or drained incompletely."""
+    row = models.HypervisorState
+    with db.reader() as session:
+        return [tuple(r) for r in session.execute(
+            sa.select(row.host, row.state, row.reason, row.event_id)
+            .where(row.state.in_(states.HYPERVISOR_DRAINING)).order_by(row.host))]
+
+
+def _cancel_unstarted(session, db, event_id, message):
+    """Cancel the event's recommendations that have not started, each with its journal line, in ``session``."""
+    rec = models.Recommendation
+    waiting = (states.RecommendationStatus.CREATED, states.RecommendationStatus.MANUAL_ACTION)
+    query = sa.select(rec).where(rec.event_id == event_id, rec.status.in_(waiting)).with_for_update()
+    unstarted = session.execute(query).scalars()
+    for row in unstarted:
+        row.status, row.finished_at, row.reason = states.RecommendationStatus.CANCELLED, db.now(), message
+        session.add(models.Operation(recommendation_id=row.id, kind="cancel", attempt=row.attempts,
+                                     message=message))
 
 
 def list_hypervisors_restoring(db):

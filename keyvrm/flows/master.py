@@ -25,6 +25,7 @@ from keyvrm.db import api as db_api
 from keyvrm.executor import manual
 from keyvrm.executor import runner
 from keyvrm.flows import context
+from keyvrm.flows import drain
 from keyvrm.flows import events
 from keyvrm.flows import harvest
 from keyvrm.flows import lb
@@ -311,5 +312,6 @@ def build(resources, **store):
     return linear_flow.Flow("master").add(
         StartCycle(resources), ReadConfig(resources), CancelExpiredManual(resources),
         restore.ReturnHostsToService(resources), CollectBusy(resources),
-        harvest.build(resources), DispatchAggregates(resources), DispatchExecutors(resources),
+        harvest.build(resources), DispatchAggregates(resources), drain.DrainHosts(resources),
+        DispatchExecutors(resources),
         FinishCycle(resources))

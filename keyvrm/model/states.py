@@ -13,10 +13,11 @@ from keyvrm import exception
 
 
 class EventKind(enum.StrEnum):
-    """Which run an event records: high availability or load balancing."""
+    """Which run an event records: high availability, load balancing, or an operator's drain of a host."""
 
     HA = "HA"
     LB = "LB"
+    DRAIN = "drain"
 
 
 class OutcomeKind(enum.StrEnum):
@@ -88,6 +89,8 @@ class HypervisorState(enum.StrEnum):
     MAINTENANCE = "maintenance"
     ERROR = "error"
     RESTORING = "restoring"
+    DRAINING = "draining"  # an operator's drain: its VMs are being live-migrated away
+    DRAIN_INCOMPLETE = "drain_incomplete"  # the drain ended with VMs left on the host (the reason names them)
 
 
 class CycleStatus(enum.StrEnum):
@@ -108,8 +111,11 @@ CYCLE_FINISHED = (_C.COMPLETED, _C.SKIPPED, _C.FAILED)
 HYPERVISOR_CLAIMED = (_H.FENCING, _H.FENCED, _H.EVACUATING, _H.MAINTENANCE, _H.ERROR, _H.RESTORING)
 # Hosts an HA run is working on right now.
 HYPERVISOR_IN_HA_RUN = (_H.FENCING, _H.FENCED, _H.EVACUATING)
-# Hosts an admin may return to service (not while an HA run fences or evacuates them).
-HYPERVISOR_RESTORABLE = (_H.FENCED, _H.MAINTENANCE, _H.ERROR)
+# Hosts an admin may return to service (not while an HA run fences or evacuates them); a
+# draining host's drain is cancelled (what has not started) when it is returned.
+HYPERVISOR_RESTORABLE = (_H.FENCED, _H.MAINTENANCE, _H.ERROR, _H.DRAINING, _H.DRAIN_INCOMPLETE)
+# Hosts being drained: alive, their compute service disabled by KeyVRM; HA still watches them.
+HYPERVISOR_DRAINING = (_H.DRAINING, _H.DRAIN_INCOMPLETE)
 
 # field -> {from: values it may become}. A new row starts in the first status of its
 # field (a recommendation: created or manual_action; a cycle: running or requested; a
@@ -140,13 +146,16 @@ TRANSITIONS = {
         # from ok: an HA run claims the host (fencing); a state recorded directly (an operator's, a
         # host found already fenced) may be any other but restoring, which only a held host reaches.
         # A held host becomes fencing again only when the run holding it claims it again (a re-run).
-        _H.OK: (_H.OK, _H.FENCING, _H.FENCED, _H.EVACUATING, _H.MAINTENANCE, _H.ERROR),
+        _H.OK: (_H.OK, _H.FENCING, _H.FENCED, _H.EVACUATING, _H.MAINTENANCE, _H.ERROR, _H.DRAINING),
         _H.FENCING: (_H.FENCING, _H.FENCED, _H.ERROR, _H.OK),
         _H.FENCED: (_H.FENCED, _H.FENCING, _H.EVACUATING, _H.ERROR, _H.RESTORING, _H.OK),
         _H.EVACUATING: (_H.EVACUATING, _H.FENCING, _H.MAINTENANCE, _H.ERROR, _H.OK),
         _H.MAINTENANCE: (_H.MAINTENANCE, _H.FENCING, _H.ERROR, _H.RESTORING, _H.OK),
         _H.ERROR: (_H.ERROR, _H.FENCING, _H.MAINTENANCE, _H.RESTORING, _H.OK),
         _H.RESTORING: (_H.RESTORING, _H.OK),
+        # a drain ends empty (maintenance) or with VMs left; a host that dies meanwhile is HA's to fence
+        _H.DRAINING: (_H.DRAINING, _H.MAINTENANCE, _H.DRAIN_INCOMPLETE, _H.FENCING, _H.RESTORING),
+        _H.DRAIN_INCOMPLETE: (_H.DRAIN_INCOMPLETE, _H.DRAINING, _H.MAINTENANCE, _H.FENCING, _H.RESTORING),
     },
 }
 

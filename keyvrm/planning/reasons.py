@@ -51,6 +51,10 @@ SOURCE_FAILED = "source_failed"  # LB: Nova or Placement failed this cycle, noth
 LB_NO_TARGET = "lb_no_target"  # LB found overloaded hosts and could relieve none of them
 # LB: hosts overloaded in fewer consecutive runs than the aggregate's lb_persistence: not relieved yet
 LB_IMBALANCE_PENDING = "lb_imbalance_pending"
+# An operator's drain of a host: what it plans, and how it ended
+DRAIN = "drain"
+DRAINED = "drained"  # every VM left the host: maintenance
+DRAIN_INCOMPLETE = "drain_incomplete"  # VMs remain on the host when the drain's moves ended
 RECOMMENDATIONS_FINAL = "recommendations_final"  # a settled event: how its recommendations ended
 # HA: the failover tolerance is below the aggregate's ha_failover_reserve (keyvrm.planning.failover)
 INSUFFICIENT_FAILOVER_CAPACITY = "insufficient_failover_capacity"
@@ -66,9 +70,9 @@ NOTHING_TO_DO_CODES = frozenset({LB_TOO_EARLY, HA_ACTED, NO_OVERLOAD, NO_FAILURE
                                  FILTER_INPUT_UNKNOWN, SOURCE_FAILED, LB_IMBALANCE_PENDING})
 # Alerts: nothing was done, but an operator should look (the event ends at least ``warning``).
 WARNING_CODES = frozenset({HOST_ALIVE_SERVICE_DOWN, HEARTBEAT_PATH_BROKEN, INSUFFICIENT_EVIDENCE,
-                           ENGINE_LOST_DATABASE, LB_NO_TARGET, INSUFFICIENT_FAILOVER_CAPACITY})
+                           ENGINE_LOST_DATABASE, LB_NO_TARGET, INSUFFICIENT_FAILOVER_CAPACITY, DRAIN_INCOMPLETE})
 # Notes on how a run planned, not what it found: never an event's code while another applies.
-INFO_CODES = frozenset({NO_FILTERS, FILTER_INPUT_UNKNOWN})
+INFO_CODES = frozenset({NO_FILTERS, FILTER_INPUT_UNKNOWN, DRAIN})
 
 
 def rank(code: str) -> int:
@@ -205,6 +209,24 @@ def imbalance_pending(aggregate: str, waiting, persistence: int) -> list:
         host, ", ".join(overload_cause(*cause) for cause in why), runs, persistence), host=host,
         details=_overload_figures(why) + (("runs", runs), ("lb_persistence", persistence)))
         for host, why, runs in waiting]
+
+
+def drain(host: str, moving: int, staying: int) -> Reason:
+    """What a drain of ``host`` plans: how many VMs it live-migrates, how many stay (each with its reason)."""
+    return Reason(DRAIN, "drain of %s: %d VM(s) to live-migrate%s" % (
+        host, moving, ", %d stay (see their reasons)" % staying if staying else ""), host=host,
+        details=(("moving", moving), ("staying", staying)))
+
+
+def drained(host: str) -> Reason:
+    return Reason(DRAINED, "%s is empty: maintenance (its compute service stays disabled)" % host, host=host)
+
+
+def drain_incomplete(host: str, vm_ids) -> Reason:
+    vm_ids = sorted(vm_ids)
+    message = "%d VM(s) remain on %s after its drain: %s; move them or return the host to service" % (
+        len(vm_ids), host, ", ".join(vm_ids))
+    return Reason(DRAIN_INCOMPLETE, message, host=host, details=(("vms", len(vm_ids)),))
 
 
 def rejected_hosts(rejected, limit: Optional[int] = None) -> tuple:

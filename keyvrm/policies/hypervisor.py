@@ -5,6 +5,7 @@ from keyvrm.policies import base
 GET = "keyvrm:hypervisor:get"
 LIST = "keyvrm:hypervisor:list"
 RESTORE = "keyvrm:hypervisor:restore"
+DRAIN = "keyvrm:hypervisor:drain"
 
 rules = [
     base.rule(LIST, base.RULE_READER, "List hypervisors with KeyVRM's state of each.",
@@ -13,4 +14,6 @@ rules = [
               [("GET", "/v1/hypervisors/{host}")]),
     base.rule(RESTORE, base.RULE_ADMIN, "Return a fenced, maintenance or error host to service (admin only).",
               [("POST", "/v1/hypervisors/{host}/restore")]),
+    base.rule(DRAIN, base.RULE_ADMIN, "Drain a host: disable its compute service and live-migrate its VMs away "
+              "(admin only).", [("POST", "/v1/hypervisors/{host}/drain")]),
 ]

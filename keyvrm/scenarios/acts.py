@@ -12,7 +12,8 @@ Scenario keys (see ``keyvrm.scenarios.scenario``)::
     operator:                          # REST calls at the first cycle boundary at or after ``at``
       - at: 5m
         action: noop_on                # noop_on (reason) | noop_off | run | cancel | restore
-        aggregate: agg-001             #   (host) | unlock (vm or recommendation) | cycle_now
+        aggregate: agg-001             #   (host) | drain (host, reason) | unlock (vm or
+                                       #   recommendation) | cycle_now
         reason: maintenance of rack 2
       - at: 6m
         action: run                    # run/cancel/unlock pick recommendations by their fields:
@@ -31,7 +32,7 @@ from typing import Optional
 
 from keyvrm.db import api as db_api
 
-ACTIONS = ("set_config", "set_aggregate", "noop_on", "noop_off", "run", "cancel", "restore", "unlock",
+ACTIONS = ("set_config", "set_aggregate", "noop_on", "noop_off", "run", "cancel", "restore", "drain", "unlock",
            "cycle_now")
 _FIELDS = {"type": "object"}
 _PICK = {"type": "object", "additionalProperties": False, "minProperties": 1,
@@ -100,7 +101,8 @@ def _config_acts(at_s, action, fields, path):
 
 _REQUIRED = {"set_config": ("fields",), "set_aggregate": ("aggregate", "fields"),
              "noop_on": ("aggregate", "reason"), "noop_off": ("aggregate",),
-             "run": ("recommendation",), "cancel": ("recommendation",), "restore": ("host",)}
+             "run": ("recommendation",), "cancel": ("recommendation",), "restore": ("host",),
+             "drain": ("host", "reason")}
 
 
 def missing_parameter(act: Act) -> Optional[str]:
@@ -137,6 +139,8 @@ def calls(db, act: Act) -> list[tuple[str, str, Optional[dict]]]:
         return [("PATCH", "/v1/aggregates/%s" % p["aggregate"], {"no_op_mode": False})]
     if act.action == "restore":
         return [("POST", "/v1/hypervisors/%s/restore" % p["host"], {})]
+    if act.action == "drain":
+        return [("POST", "/v1/hypervisors/%s/drain" % p["host"], {"reason": p["reason"]})]
     if act.action == "cycle_now":
         return [("POST", "/v1/cycles", {})]
     if act.action == "unlock" and "vm" in p:

@@ -1,5 +1,6 @@
 """Hypervisors: KeyVRM's state of each host (since when, why, fencing) and the admin's return to service."""
 
+from keyvrm.api import microversion
 from keyvrm.api import paging
 from keyvrm.api import route
 from keyvrm.api.schemas import hypervisor as schema
@@ -33,6 +34,13 @@ def restore_hypervisor(call, host):
     return {"hypervisor": hypervisor}
 
 
+def drain_hypervisor(call, host):
+    """Ask the engine to drain an ok host: disable its compute service, live-migrate its VMs away; audited."""
+    hypervisor = db_api.request_hypervisor_drain(call.db, host, call.body["reason"], call.who,
+                                                 request_id=call.context.request_id)
+    return {"hypervisor": hypervisor}
+
+
 _FIRST = {"host": route.first("hypervisors", "host")}
 
 ROUTES = [
@@ -45,4 +53,8 @@ ROUTES = [
     route.Route("POST", "/v1/hypervisors/{host}/restore", restore_hypervisor,
                 "Return a fenced, maintenance or error hypervisor to service (admin only).", schema.HYPERVISOR,
                 policy=policy.RESTORE, request_schema=schema.RESTORE, status=202, errors=(400, 404, 409)),
+    route.Route("POST", "/v1/hypervisors/{host}/drain", drain_hypervisor,
+                "Drain an ok hypervisor: disable its compute service, live-migrate its VMs away (admin only).",
+                schema.HYPERVISOR, policy=policy.DRAIN, request_schema=schema.DRAIN, status=202,
+                errors=(400, 404, 409), since=microversion.DRAIN),
 ]

@@ -20,7 +20,7 @@ def outcome(version):
     from 1.2 also kind NOOP: why the aggregate was not processed (NOOP, no marker,
     KeyVRM disabled, HA without a storage mode).
     """
-    kinds = states.values(states.EventKind) if version < microversion.OUTCOMES_OF_EVERY_AGGREGATE \
+    kinds = ["HA", "LB"] if version < microversion.OUTCOMES_OF_EVERY_AGGREGATE \
         else states.values(states.OutcomeKind)
     return common.obj(dict({"aggregate_name": common.STRING, "kind": {"type": "string", "enum": kinds},
                             "reason_code": common.STRING, "ran_at": common.TIMESTAMP,

@@ -18,3 +18,6 @@ HYPERVISOR_ITEM = common.obj({
 HYPERVISORS = common.collection("hypervisors", HYPERVISOR_ITEM)
 HYPERVISOR = common.obj({"hypervisor": HYPERVISOR_ITEM})
 RESTORE = {"type": "object", "additionalProperties": False, "properties": {}}
+DRAIN = {"type": "object", "additionalProperties": False, "required": ["reason"],
+         "properties": {"reason": dict(common.VISIBLE_TEXT, description="why the host is drained (e.g. the"
+                                       " maintenance ticket); its compute service is disabled with it")}}

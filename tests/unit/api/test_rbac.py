@@ -47,6 +47,7 @@ MATRIX = {
     ("GET", "/v1/hypervisors"): "reader",
     ("GET", "/v1/hypervisors/{host}"): "reader",
     ("POST", "/v1/hypervisors/{host}/restore"): "admin",
+    ("POST", "/v1/hypervisors/{host}/drain"): "admin",
     ("GET", "/v1/snapshots"): "reader",
     ("GET", "/v1/snapshots/{snapshot_id}"): "reader",
     ("GET", "/v1/snapshots/{snapshot_id}/data"): "admin",
@@ -56,9 +57,12 @@ MATRIX = {
 }
 PATH_VALUES = {"name": "agg-a", "event_id": "ev-1", "recommendation_id": "rec-manual", "vm_id": "vm-locked",
                "snapshot_id": "1", "cycle_id": "1", "host": "cmp-1"}
+# a drain needs an ok host (cmp-1 is held by KeyVRM in the seed)
+PATH_VALUES_OF = {("POST", "/v1/hypervisors/{host}/drain"): {"host": "cmp-2"}}
 BODIES = {("PATCH", "/v1/config"): {"period": 90},
           ("PATCH", "/v1/aggregates/{name}"): {"lb_period": 300},
-          ("POST", "/v1/aggregates/{name}/what-if"): {"fail": ["cmp-1"]}}
+          ("POST", "/v1/aggregates/{name}/what-if"): {"fail": ["cmp-1"]},
+          ("POST", "/v1/hypervisors/{host}/drain"): {"reason": "CHG-1"}}
 ALLOWED = {"anonymous": {"public"}, "member": {"public"}, "reader": {"public", "reader"},
            "admin": {"public", "reader", "admin"}}
 
@@ -88,7 +92,8 @@ def keystone_app(seeded_db):
 
 
 def _call(app, token, method, path):
-    request = webob.Request.blank(re.sub(r"{(\w+)}", lambda mo: PATH_VALUES[mo.group(1)], path), method=method)
+    values = dict(PATH_VALUES, **PATH_VALUES_OF.get((method, path), {}))
+    request = webob.Request.blank(re.sub(r"{(\w+)}", lambda mo: values[mo.group(1)], path), method=method)
     request.headers["OpenStack-API-Version"] = "vm-resource-manager latest"  # endpoints of every version
     if token:
         request.headers["X-Auth-Token"] = token

@@ -188,6 +188,20 @@ def test_hypervisor_list_show_and_restore(served, seeded_db):
     assert db_api.get_hypervisor_state(seeded_db, "cmp-1")["state"] == "restoring"
 
 
+def test_hypervisor_drain_needs_a_reason_and_api_1_8_and_drains_an_ok_host(served, seeded_db):
+    without = _openstack(served, "hypervisor", "drain", "cmp-2")
+    assert without.returncode != 0 and "--reason" in without.stderr
+    old = _openstack(served, "--os-keyvrm-api-version", "1.7", "hypervisor", "drain", "cmp-2", "--reason", "CHG-1")
+    assert old.returncode != 0 and "drain needs microversion 1.8" in old.stderr
+    assert db_api.get_hypervisor_state(seeded_db, "cmp-2")["state"] == "ok"
+    result = _openstack(served, "hypervisor", "drain", "cmp-2", "--reason", "CHG-1 new DIMMs", "-f", "json")
+    assert result.returncode == 0, result.stderr
+    shown = json.loads(result.stdout)
+    assert shown["state"] == "draining" and shown["reason"].endswith(": CHG-1 new DIMMs")
+    held = _openstack(served, "hypervisor", "drain", "cmp-1", "--reason", "CHG-2")
+    assert held.returncode != 0 and "cmp-1 is fenced" in held.stderr
+
+
 def test_aggregate_load_lists_each_host_with_its_score_and_overload_causes(served, seeded_db):
     db_api.update_aggregate_config(seeded_db, "agg-a", {"lb_ceilings": {"cpu": 85}}, "test")
     seed.store(seeded_db, seed.loaded_snapshot())

@@ -1,4 +1,4 @@
-"""`openstack keyvrm hypervisor list|show|restore`."""
+"""`openstack keyvrm hypervisor list|show|drain|restore`."""
 
 from osc_lib.command import command
 
@@ -30,7 +30,29 @@ class ShowHypervisor(common.ShowById):
     argument, metavar, method = "name", "<hypervisor>", "get_hypervisor"
 
 
+class DrainHypervisor(command.ShowOne):
+    """Drain a host for maintenance: its compute service disabled, its VMs live-migrated away (admin, API 1.8).
+
+    The host is ``draining`` until its moves end, then ``maintenance`` when empty, else
+    ``drain_incomplete`` (the reason names the VMs left; the drain event says why each
+    stayed). ``hypervisor restore`` returns it to service and cancels what has not started.
+    """
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument("name", metavar="<hypervisor>")
+        parser.add_argument("--reason", required=True, metavar="<text>",
+                            help="Why (e.g. the maintenance ticket); the compute service is disabled with it.")
+        return parser
+
+    def take_action(self, parsed_args):
+        return common.show(common.call(common.client(self).drain_hypervisor, parsed_args.name, parsed_args.reason))
+
+
 class RestoreHypervisor(common.ShowById):
-    """Return a fenced, maintenance or error host to service: the engine unforces and enables it (admin only)."""
+    """Return a fenced, maintenance, error or drained host to service: the engine unforces and enables it (admin only).
+
+    A draining host's moves that have not started are cancelled.
+    """
 
     argument, metavar, method = "name", "<hypervisor>", "restore_hypervisor"

@@ -5,7 +5,7 @@ The client keeps its own copy (it must not import KeyVRM's server); a test of th
 the served OpenAPI document.
 """
 
-EVENT_KINDS = ("HA", "LB", "drain")
+EVENT_KINDS = ("HA", "LB", "drain", "failback")
 EVENT_STATUSES = ("created", "generating", "generated", "manual_action", "executing", "completed")
 EVENT_STATES = ("healthy", "warning", "error")
 RECOMMENDATION_STATUSES = ("created", "manual_action", "running", "succeeded", "failed", "cancelled")

@@ -29,9 +29,10 @@ FAILOVER = "1.4"  # GET /v1/aggregates/{name}/failover
 FAILURE_DOMAINS = "1.5"  # its answer's failure_domains (racks) and failure_domain_error
 LB_LEVEL = "1.6"  # aggregates' lb_level (shown and accepted) and lb_level_overridden
 LB_PERSISTENCE = "1.7"  # aggregates' lb_persistence and lb_min_gain (shown and accepted)
-DRAIN = "1.8"  # POST /v1/hypervisors/{name}/drain
+DRAIN = "1.8"  # POST /v1/hypervisors/{name}/drain, a restore's failback, aggregates' failback
 # The aggregate config fields a server accepts only from a microversion on.
-FIELDS_SINCE = {"lb_level": LB_LEVEL, "lb_persistence": LB_PERSISTENCE, "lb_min_gain": LB_PERSISTENCE}
+FIELDS_SINCE = {"lb_level": LB_LEVEL, "lb_persistence": LB_PERSISTENCE, "lb_min_gain": LB_PERSISTENCE,
+                "failback": DRAIN}
 _VERSION = re.compile(r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)")
 
 
@@ -238,9 +239,13 @@ class Client:
         return self._request("POST", "/hypervisors/%s/drain" % urllib.parse.quote(name, safe=""),
                              json={"reason": reason})["hypervisor"]
 
-    def restore_hypervisor(self, name):
+    def restore_hypervisor(self, name, failback=False):
+        """Return a held host to service; ``failback`` (API 1.8): then bring back the VMs KeyVRM moved off it."""
+        if failback and version_tuple(self.api_version) < version_tuple(DRAIN):
+            raise ClientError(406, "microversion_not_acceptable", "failback needs microversion %s; this client"
+                              " speaks %s to this server" % (DRAIN, self.api_version))
         return self._request("POST", "/hypervisors/%s/restore" % urllib.parse.quote(name, safe=""),
-                             json={})["hypervisor"]
+                             json={"failback": True} if failback else {})["hypervisor"]
 
     # snapshots and cycles
     def list_snapshots(self, limit=None, marker=None):

@@ -31,7 +31,7 @@ VERSIONS = (
     "1.5",  # GET /v1/aggregates/{name}/failover: its failure domains (racks), each planned failing as a whole
     "1.6",  # aggregates: lb_level (the LB dial, 1-5) shown and accepted, lb_level_overridden shown
     "1.7",  # aggregates: lb_persistence and lb_min_gain shown and accepted
-    "1.8",  # POST /v1/hypervisors/{host}/drain; host states draining and drain_incomplete, events of kind drain
+    "1.8",  # POST /v1/hypervisors/{host}/drain, restore with failback, aggregates' failback; kinds drain, failback
 )
 
 _NUMBER = re.compile(r"(0|[1-9][0-9]{0,5})\.(0|[1-9][0-9]{0,5})")

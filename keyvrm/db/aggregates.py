@@ -21,7 +21,7 @@ def _aggregate_config_from_row(row):
         lb_overload_threshold=row.lb_overload_threshold,
         lb_target_max_load=row.lb_target_max_load, lb_ceilings=dict(row.lb_ceilings),
         storage_mode=row.storage_mode, ha_failover_reserve=row.ha_failover_reserve, lb_level=row.lb_level,
-        lb_persistence=row.lb_persistence, lb_min_gain=row.lb_min_gain)
+        lb_persistence=row.lb_persistence, lb_min_gain=row.lb_min_gain, failback=row.failback)
 
 
 def _aggregate_row(session, name, lock=False):

@@ -73,6 +73,8 @@ list_hypervisors_restoring = hypervisor_state.list_hypervisors_restoring
 request_hypervisor_drain = hypervisor_state.request_hypervisor_drain
 list_hypervisors_draining = hypervisor_state.list_hypervisors_draining
 complete_hypervisor_restore = hypervisor_state.complete_hypervisor_restore
+list_failbacks_pending = hypervisor_state.list_failbacks_pending
+clear_failback = hypervisor_state.clear_failback
 release_lost_hypervisor = hypervisor_state.release_lost_hypervisor
 
 # open_work
@@ -106,6 +108,7 @@ request_recommendation_run = recommendations.request_recommendation_run
 request_recommendation_cancel = recommendations.request_recommendation_cancel
 recent_moves = recommendations.recent_moves
 recent_failed_migrations = recommendations.recent_failed_migrations
+moved_off = recommendations.moved_off
 
 # snapshots
 STORED_WHOLE = snapshots.STORED_WHOLE

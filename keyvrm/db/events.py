@@ -14,8 +14,9 @@ from keyvrm.model import states
 def create_event(db, aggregate_name, kind, marker, cycle_id=None, snapshot_id=None):
     """Create an event in status ``created``; returns its id."""
     common.check_choice("kind", kind, states.EventKind)
-    # an HA or LB run happens only on a marked aggregate; an operator's drain on any
-    common.check_choice("marker", marker, settings.MARKERS if kind == states.EventKind.DRAIN else settings.MARKERS[1:])
+    # an HA or LB run happens only on a marked aggregate; an operator's drain and its failback on any
+    operators = (states.EventKind.DRAIN, states.EventKind.FAILBACK)
+    common.check_choice("marker", marker, settings.MARKERS if kind in operators else settings.MARKERS[1:])
     event_id = str(uuid.uuid4())
     with db.writer() as session:
         session.add(models.Event(id=event_id, aggregate_name=aggregate_name, kind=kind,

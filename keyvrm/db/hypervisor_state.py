@@ -100,14 +100,15 @@ def _locked_state_row(session, host):
     return row
 
 
-def request_hypervisor_restore(db, host, requested_by, request_id=None):
+def request_hypervisor_restore(db, host, requested_by, request_id=None, failback=False):
     """Mark a fenced/maintenance/error host ``restoring`` for the engine to return to service; audited.
 
     The host's row is read under a row lock (``SELECT ... FOR UPDATE``) and changed with
     its audit row in the same transaction: of concurrent requests exactly one succeeds;
     the others, and a request for a host in any other state, get ``Conflict`` naming the
     state. ``NotFound`` if neither the newest snapshot with hosts (its ``hypervisors`` row)
-    nor KeyVRM knows the host.
+    nor KeyVRM knows the host. With ``failback`` the VMs KeyVRM moved off the host are
+    planned back once it is in service (``failback_pending``).
     """
     with db.writer() as session:
         row = _locked_state_row(session, host)
@@ -125,6 +126,7 @@ def request_hypervisor_restore(db, host, requested_by, request_id=None):
             _cancel_unstarted(session, db, row.event_id, f"drain cancelled: {host} returned to service by "
                               f"{requested_by}")
         row.state, row.state_since = states.HypervisorState.RESTORING, db.now()
+        row.failback_pending = bool(failback)
         row.reason = f"return to service requested by {requested_by}"
     return hypervisors.get_hypervisor(db, host)
 
@@ -186,15 +188,36 @@ def list_hypervisors_restoring(db):
                                     .order_by(row.host)).scalars())
 
 
-def complete_hypervisor_restore(db, host, message):
-    """The host is back in service: state ``ok`` (HA watches it again). False if no longer restoring."""
+def complete_hypervisor_restore(db, host, message, failback=False):
+    """The host is back in service: state ``ok`` (HA watches it again). False if no longer restoring.
+
+    ``failback`` (the aggregate's failback is ``auto``) makes its failback pending, as a
+    restore that asked for it did.
+    """
     row = models.HypervisorState
     now = db.now()
+    values = dict(state=states.HypervisorState.OK, reason=message, event_id=None, state_since=now, updated_at=now)
+    if failback:
+        values["failback_pending"] = True
     with db.writer() as session:
         done = session.execute(sa.update(row).where(row.host == host, row.state == states.HypervisorState.RESTORING)
-                               .values(state=states.HypervisorState.OK, reason=message, event_id=None, state_since=now,
-                                       updated_at=now))
+                               .values(**values))
         return done.rowcount == 1
+
+
+def list_failbacks_pending(db) -> list:
+    """Hosts back in service (``ok``) whose failback is still to be planned."""
+    row = models.HypervisorState
+    with db.reader() as session:
+        return list(session.execute(sa.select(row.host).where(
+            row.state == states.HypervisorState.OK, row.failback_pending.is_(True)).order_by(row.host)).scalars())
+
+
+def clear_failback(db, host) -> None:
+    """The host's failback was planned: no longer pending."""
+    row = models.HypervisorState
+    with db.writer() as session:
+        session.execute(sa.update(row).where(row.host == host).values(failback_pending=False))
 
 
 def release_lost_hypervisor(db, host, event_id, reason):

@@ -99,6 +99,7 @@ class AggregateConfig(Base):
     lb_level = sa.Column(sa.Integer, nullable=False, default=settings.DEFAULT_LB_LEVEL)
     lb_persistence = sa.Column(sa.Integer, nullable=False, default=settings.DEFAULT_LB_PERSISTENCE)
     lb_min_gain = sa.Column(sa.Float, nullable=False, default=settings.DEFAULT_LB_MIN_GAIN)
+    failback = sa.Column(sa.String(16), nullable=False, default=settings.DEFAULT_FAILBACK)
     # engine-written: whether the last cycle found the tolerance below the reserve (alerts on change)
     failover_short = sa.Column(sa.Boolean, nullable=False, default=False)
     # engine-written: the tolerance the last cycle found, searched up to the reserve (NULL: not analysed)
@@ -332,6 +333,8 @@ class HypervisorState(Base):
     fenced_at = sa.Column(sa.DateTime)
     event_id = sa.Column(sa.String(36), sa.ForeignKey("events.id", ondelete="SET NULL"))
     state_since = sa.Column(sa.DateTime)  # when ``state`` last changed
+    # a restore asked for failback (or the aggregate's is auto): planned once the host is back
+    failback_pending = sa.Column(sa.Boolean, nullable=False, default=False)
     updated_at = sa.Column(sa.DateTime, nullable=False, default=now_of, onupdate=now_of)
 
 

@@ -185,3 +185,27 @@ def recent_failed_migrations(db, since):
     """
     return _latest_finished(db, since, states.RecommendationStatus.FAILED, (states.RecommendationAction.LIVE_MIGRATE,),
                             "target_host")
+
+
+def moved_off(db, host, event_kinds) -> dict:
+    """VMs KeyVRM moved off ``host`` by events of ``event_kinds`` (drain, HA): {vm_id: host it moved to}.
+
+    Each VM's latest succeeded live migration or evacuation from ``host`` by such an event;
+    a VM KeyVRM moved again since, from its new host, is not KeyVRM's to bring back.
+    """
+    rec, event = models.Recommendation, models.Event
+    moves = (states.RecommendationAction.LIVE_MIGRATE, states.RecommendationAction.EVACUATE)
+    query = (sa.select(rec.vm_id, rec.target_host, rec.finished_at).join(event, event.id == rec.event_id)
+             .where(rec.source_host == host, rec.status == states.RecommendationStatus.SUCCEEDED,
+                    rec.action.in_(moves), event.kind.in_(list(event_kinds)))
+             .order_by(rec.finished_at))
+    later = (sa.select(rec.vm_id, sa.func.max(rec.finished_at).label("at"))
+             .where(rec.status == states.RecommendationStatus.SUCCEEDED, rec.action.in_(moves))
+             .group_by(rec.vm_id))
+    with db.reader() as session:
+        latest_anywhere = {vm_id: at for vm_id, at in session.execute(later)}
+        found = {}
+        for vm_id, target, at in session.execute(query):
+            if at is not None and latest_anywhere.get(vm_id) == at:
+                found[vm_id] = target
+        return found

@@ -66,7 +66,7 @@ class DrainHosts(steps.FlowTask):
 
     def _drain(self, host, state, reason, event_id, cycle_id, snapshot_id, acting, busy_hosts, busy_vms):
         res = self.resources
-        aggregate = _aggregate_of(res.db, host)
+        aggregate = aggregate_of(res.db, host)
         if aggregate is None:
             db_api.set_hypervisor_state(res.db, host, state, reason=_with_note(
                 reason, "waiting: the host is in no aggregate KeyVRM knows"), event_id=event_id)
@@ -130,7 +130,7 @@ class DrainHosts(steps.FlowTask):
         return state
 
 
-def _aggregate_of(db, host):
+def aggregate_of(db, host):
     """The first aggregate of ``host`` KeyVRM knows (its config gives the drain's target limits), or None."""
     known = {record.config.name for record in db_api.list_aggregates(db)}
     aggregates = hypervisors_db.get_hypervisor(db, host).get("aggregates") or ()

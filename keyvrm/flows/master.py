@@ -7,7 +7,8 @@ the busy set (hosts and VMs of unfinished recommendations); HarvesterFlow (snaps
 stored, aggregates synced with Nova); per aggregate, the gate decides whether HA, LB or
 both may run, and ``screen`` decides from the aggregate's slice whether they have
 anything to do: quiet runs are recorded on the cycle at once, the others get their
-HAFlow, LBFlow or HA+LB flow with the cycle's snapshot; ExecutorFlows for ``created``
+HAFlow, LBFlow or HA+LB flow with the cycle's snapshot; the drains operators asked for
+(``drain``) and the failbacks of hosts returned to service (``failback``); ExecutorFlows for ``created``
 live migrations an operator started or an earlier cycle left; the cycle is completed with
 the sources that failed (``sources_failed``) and the reason of every aggregate it did not
 process, or ``all_processed`` when every aggregate ran and every source answered.
@@ -27,6 +28,7 @@ from keyvrm.executor import runner
 from keyvrm.flows import context
 from keyvrm.flows import drain
 from keyvrm.flows import events
+from keyvrm.flows import failback
 from keyvrm.flows import harvest
 from keyvrm.flows import lb
 from keyvrm.flows import restore
@@ -313,5 +315,5 @@ def build(resources, **store):
         StartCycle(resources), ReadConfig(resources), CancelExpiredManual(resources),
         restore.ReturnHostsToService(resources), CollectBusy(resources),
         harvest.build(resources), DispatchAggregates(resources), drain.DrainHosts(resources),
-        DispatchExecutors(resources),
+        failback.PlanFailbacks(resources), DispatchExecutors(resources),
         FinishCycle(resources))

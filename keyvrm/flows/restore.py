@@ -4,7 +4,9 @@ For each host in state ``restoring``: its compute service is no longer forced do
 Nova shows the service up it is enabled again if KeyVRM's fencing disabled it (a disabled
 reason starting with "KeyVRM"); a service an operator disabled for another reason stays
 disabled. The host is then ``ok`` (HA watches it again); until then it stays ``restoring``
-with the reason saying what it waits for, and HA leaves it alone.
+with the reason saying what it waits for, and HA leaves it alone. Its failback (the VMs
+KeyVRM moved off it, back) is pending when the restore asked for it or its aggregate's
+``failback`` is ``auto``; ``flows.failback`` plans it in the same cycle.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 from oslo_log import log as logging
 
 from keyvrm.db import api as db_api
+from keyvrm.flows import drain
 from keyvrm.flows import steps
 from keyvrm.model import snapshot
 from keyvrm.model import states
@@ -46,6 +49,12 @@ def return_to_service(cloud, host: str) -> tuple[bool, str]:
     return True, ", ".join(done) or "nothing to undo"
 
 
+def _failback_mode(db, host):
+    """The failback mode (``AggregateConfig.failback``) of the first aggregate of ``host`` KeyVRM knows, or None."""
+    aggregate = drain.aggregate_of(db, host)
+    return None if aggregate is None else db_api.get_aggregate_config(db, aggregate).failback
+
+
 class ReturnHostsToService(steps.FlowTask):
     """Bring every ``restoring`` host back (see the module docstring); provides the hosts now ``ok``."""
 
@@ -65,7 +74,8 @@ class ReturnHostsToService(steps.FlowTask):
             if not up:
                 db_api.set_hypervisor_state(res.db, host, states.HypervisorState.RESTORING, reason=done)
                 continue
-            if db_api.complete_hypervisor_restore(res.db, host, f"returned to service ({done})"):
+            if db_api.complete_hypervisor_restore(res.db, host, f"returned to service ({done})",
+                                                  failback=_failback_mode(res.db, host) == "auto"):
                 LOG.info("hypervisor %s returned to service: %s", host, done)
                 restored.append(host)
         return restored

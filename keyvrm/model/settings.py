@@ -92,6 +92,10 @@ MAX_LB_PERSISTENCE = 10
 # measure it relieves: a move gaining less is not worth a migration (and could ping-pong).
 DEFAULT_LB_MIN_GAIN = 2.0
 MAX_LB_MIN_GAIN = 50.0
+# After a host is returned to service, its VMs KeyVRM moved off it (drain, HA evacuation)
+# may go back (failback): off (never), recommend (manual recommendations, as LB's) or auto.
+FAILBACK_MODES = ("off", "recommend", "auto")
+DEFAULT_FAILBACK = "recommend"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -134,6 +138,7 @@ class AggregateConfig:
     lb_level: int = DEFAULT_LB_LEVEL  # LB_LEVELS: the dial that set the thresholds above
     lb_persistence: int = DEFAULT_LB_PERSISTENCE  # consecutive LB runs a host is overloaded before LB acts
     lb_min_gain: float = DEFAULT_LB_MIN_GAIN  # points a move must narrow its source-target gap
+    failback: str = DEFAULT_FAILBACK  # FAILBACK_MODES: what a restore of one of its hosts does with its VMs
 
     @property
     def lb_level_overridden(self) -> tuple:
@@ -312,6 +317,12 @@ def _marker(field, value):
     return value
 
 
+def _choice(field, value, allowed):
+    if value not in allowed:
+        raise InvalidField(field, "unknown value %r; allowed: %s" % (value, ", ".join(allowed)))
+    return value
+
+
 def _storage_mode(field, value):
     if value is None or value == "":
         return None
@@ -335,6 +346,7 @@ _AGGREGATE_RULES = {
     "lb_level": lambda f, v: _as_int(f, v, minimum=min(LB_LEVELS), maximum=max(LB_LEVELS)),
     "lb_persistence": lambda f, v: _as_int(f, v, minimum=1, maximum=MAX_LB_PERSISTENCE),
     "lb_min_gain": lambda f, v: _as_float(f, v, minimum=0, maximum=MAX_LB_MIN_GAIN),
+    "failback": lambda f, v: _choice(f, v, FAILBACK_MODES),
 }
 
 

@@ -13,11 +13,12 @@ from keyvrm import exception
 
 
 class EventKind(enum.StrEnum):
-    """Which run an event records: high availability, load balancing, or an operator's drain of a host."""
+    """Which run an event records: high availability, load balancing, an operator's drain of a host, a failback."""
 
     HA = "HA"
     LB = "LB"
     DRAIN = "drain"
+    FAILBACK = "failback"  # VMs KeyVRM moved off a host, back to it once it is in service again
 
 
 class OutcomeKind(enum.StrEnum):

@@ -47,11 +47,11 @@ def plan_drain(snapshot, app_config, agg_config, host: str, busy: m.BusySet = m.
             refused.setdefault(vm_id, set()).add(target)
     hypers = {h.name: h for h in ctx.hosts}
     loads = {name: scoring.demand_load(h, ctx.vms_by_host[name]) for name, h in hypers.items()}
-    limits = _Limits(agg_config)
+    limits = TargetLimits(agg_config)
     found, moves = [], []
     vms = sorted(ctx.vms_by_host.get(host, ()), key=lambda vm: (-vm.flavor.ram_mb, vm.id))
     for vm in vms:
-        why = _stays(vm, host, busy, app_config.lb_no_migrate_key)
+        why = stays(vm, host, busy, app_config.lb_no_migrate_key)
         if why is not None:
             found.append(why)
             continue
@@ -88,7 +88,7 @@ def plan_drain(snapshot, app_config, agg_config, host: str, busy: m.BusySet = m.
     return Plan(tuple(moves), (reasons.drain(host, len(moves), len(vms) - len(moves)),) + tuple(found))
 
 
-def _stays(vm, host, busy, no_migrate_key) -> Optional[reasons.Reason]:
+def stays(vm, host, busy, no_migrate_key) -> Optional[reasons.Reason]:
     """Why ``vm`` may not leave ``host`` by a live migration now, or None."""
     if vm.no_migr:
         return reasons.excluded_by_metadata(vm.id, no_migrate_key, host)
@@ -99,7 +99,7 @@ def _stays(vm, host, busy, no_migrate_key) -> Optional[reasons.Reason]:
     return None
 
 
-class _Limits:
+class TargetLimits:
     """LB's target limit after a move: the score and each resource's ceiling less the hysteresis."""
 
     def __init__(self, agg_config):

@@ -55,6 +55,8 @@ LB_IMBALANCE_PENDING = "lb_imbalance_pending"
 DRAIN = "drain"
 DRAINED = "drained"  # every VM left the host: maintenance
 DRAIN_INCOMPLETE = "drain_incomplete"  # VMs remain on the host when the drain's moves ended
+FAILBACK = "failback"  # what a failback to a restored host plans
+FAILBACK_SKIPPED = "failback_skipped"  # a VM KeyVRM moved off the host is not its to bring back any more
 RECOMMENDATIONS_FINAL = "recommendations_final"  # a settled event: how its recommendations ended
 # HA: the failover tolerance is below the aggregate's ha_failover_reserve (keyvrm.planning.failover)
 INSUFFICIENT_FAILOVER_CAPACITY = "insufficient_failover_capacity"
@@ -72,7 +74,7 @@ NOTHING_TO_DO_CODES = frozenset({LB_TOO_EARLY, HA_ACTED, NO_OVERLOAD, NO_FAILURE
 WARNING_CODES = frozenset({HOST_ALIVE_SERVICE_DOWN, HEARTBEAT_PATH_BROKEN, INSUFFICIENT_EVIDENCE,
                            ENGINE_LOST_DATABASE, LB_NO_TARGET, INSUFFICIENT_FAILOVER_CAPACITY, DRAIN_INCOMPLETE})
 # Notes on how a run planned, not what it found: never an event's code while another applies.
-INFO_CODES = frozenset({NO_FILTERS, FILTER_INPUT_UNKNOWN, DRAIN})
+INFO_CODES = frozenset({NO_FILTERS, FILTER_INPUT_UNKNOWN, DRAIN, FAILBACK})
 
 
 def rank(code: str) -> int:
@@ -216,6 +218,18 @@ def drain(host: str, moving: int, staying: int) -> Reason:
     return Reason(DRAIN, "drain of %s: %d VM(s) to live-migrate%s" % (
         host, moving, ", %d stay (see their reasons)" % staying if staying else ""), host=host,
         details=(("moving", moving), ("staying", staying)))
+
+
+def failback(host: str, moving: int, staying: int) -> Reason:
+    """What a failback to ``host`` plans: how many VMs go back, how many do not (each with its reason)."""
+    return Reason(FAILBACK, "failback to %s: %d VM(s) to live-migrate back%s" % (
+        host, moving, ", %d not (see their reasons)" % staying if staying else ""), host=host,
+        details=(("moving", moving), ("staying", staying)))
+
+
+def failback_skipped(vm_id: str, host: str, why: str) -> Reason:
+    return Reason(FAILBACK_SKIPPED, "VM %s is not brought back to %s: %s" % (vm_id, host, why), vm_id=vm_id,
+                  host=host)
 
 
 def drained(host: str) -> Reason:

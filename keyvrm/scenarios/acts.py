@@ -12,7 +12,7 @@ Scenario keys (see ``keyvrm.scenarios.scenario``)::
     operator:                          # REST calls at the first cycle boundary at or after ``at``
       - at: 5m
         action: noop_on                # noop_on (reason) | noop_off | run | cancel | restore
-        aggregate: agg-001             #   (host) | drain (host, reason) | unlock (vm or
+        aggregate: agg-001             #   (host, failback) | drain (host, reason) | unlock (vm or
                                        #   recommendation) | cycle_now
         reason: maintenance of rack 2
       - at: 6m
@@ -55,6 +55,7 @@ def schemas(duration):
         "properties": {"at": duration, "action": {"enum": list(ACTIONS)},
                        "aggregate": {"type": "string"}, "reason": {"type": "string"},
                        "host": {"type": "string"}, "vm": {"type": "string"}, "fields": _FIELDS,
+                       "failback": {"type": "boolean"},
                        "recommendation": _PICK, "limit": {"type": "integer", "minimum": 1},
                        "expect_status": {"type": "integer", "minimum": 100, "maximum": 599}}}}
     return config, operator
@@ -138,7 +139,7 @@ def calls(db, act: Act) -> list[tuple[str, str, Optional[dict]]]:
     if act.action == "noop_off":
         return [("PATCH", "/v1/aggregates/%s" % p["aggregate"], {"no_op_mode": False})]
     if act.action == "restore":
-        return [("POST", "/v1/hypervisors/%s/restore" % p["host"], {})]
+        return [("POST", "/v1/hypervisors/%s/restore" % p["host"], {"failback": True} if p.get("failback") else {})]
     if act.action == "drain":
         return [("POST", "/v1/hypervisors/%s/drain" % p["host"], {"reason": p["reason"]})]
     if act.action == "cycle_now":

@@ -6,8 +6,8 @@
 2. No action on a NOOP aggregate or while the service is disabled: a recommendation is
    only created where the business config of that cycle allows its kind (evacuate/stop:
    HA or HA+LB, live_migrate: LB or HA+LB), never NOOP or disabled. Work already running
-   finishes. An operator's drain of a host (event kind ``drain``) is asked for by name and
-   may run on any aggregate.
+   finishes. An operator's drain of a host (event kind ``drain``) and the failback of a
+   restore are asked for by name and may run on any aggregate.
 3. No VM acted on twice at once: one unfinished Nova migration and one running
    recommendation per VM.
 4. No capacity, filter or server-group violation KeyVRM caused: no host above its
@@ -97,8 +97,8 @@ class Invariants:
             if rec["id"] in self._seen_recommendations:
                 continue
             self._seen_recommendations.add(rec["id"])
-            if events[rec["event_id"]]["kind"] == "drain":
-                continue  # an operator's drain, asked for by name: any marker, also NOOP
+            if events[rec["event_id"]]["kind"] in ("drain", "failback"):
+                continue  # an operator's drain (and its failback), asked for by name: any marker, also NOOP
             aggregate = events[rec["event_id"]]["aggregate_name"]
             allowed, marker = self._allowed.get(aggregate, (False, None))
             if not allowed:

@@ -29,8 +29,9 @@ def show_hypervisor(call, host):
 
 
 def restore_hypervisor(call, host):
-    """Ask the engine to return a fenced/maintenance/error host to service (unforce, enable); audited."""
-    hypervisor = db_api.request_hypervisor_restore(call.db, host, call.who, request_id=call.context.request_id)
+    """Ask the engine to return a held host to service (unforce, enable), from 1.8 with its failback; audited."""
+    hypervisor = db_api.request_hypervisor_restore(call.db, host, call.who, request_id=call.context.request_id,
+                                                   failback=bool((call.body or {}).get("failback")))
     return {"hypervisor": hypervisor}
 
 
@@ -51,7 +52,7 @@ ROUTES = [
                 schema.HYPERVISOR, policy=policy.GET, errors=(404,),
                 links=(route.Link("restore_hypervisor", {"host": route.member("hypervisor", "host")}),)),
     route.Route("POST", "/v1/hypervisors/{host}/restore", restore_hypervisor,
-                "Return a fenced, maintenance or error hypervisor to service (admin only).", schema.HYPERVISOR,
+                "Return a held hypervisor to service, from 1.8 with its failback (admin only).", schema.HYPERVISOR,
                 policy=policy.RESTORE, request_schema=schema.RESTORE, status=202, errors=(400, 404, 409)),
     route.Route("POST", "/v1/hypervisors/{host}/drain", drain_hypervisor,
                 "Drain an ok hypervisor: disable its compute service, live-migrate its VMs away (admin only).",

@@ -44,11 +44,16 @@ CONFIG_FIELDS = {
     "lb_min_gain": {"type": "number", "minimum": 0, "maximum": settings.MAX_LB_MIN_GAIN,
                     "description": "the least a move must narrow the gap between its source and its"
                                    " target, in points of each measure it relieves"},
+    # From 1.8: what a restore of one of its hosts does with the VMs KeyVRM moved off it.
+    "failback": {"type": "string", "enum": list(settings.FAILBACK_MODES),
+                 "description": "after a host is returned to service: off (its VMs stay where KeyVRM moved"
+                                " them, unless the restore asks for failback), recommend (manual live"
+                                " migrations back, the default) or auto (run at once)"},
 }
 assert set(CONFIG_FIELDS) == set(settings.AGGREGATE_CONFIG_FIELDS)
 # The config fields each came with a microversion after 1.0 (below it they are neither shown nor accepted).
 CONFIG_FIELDS_SINCE = {"lb_level": microversion.LB_LEVEL, "lb_persistence": microversion.LB_PERSISTENCE,
-                       "lb_min_gain": microversion.LB_PERSISTENCE}
+                       "lb_min_gain": microversion.LB_PERSISTENCE, "failback": microversion.DRAIN}
 OVERRIDDEN = {"type": "array",
               "items": {"type": "string", "enum": sorted(settings.LB_LEVELS[settings.DEFAULT_LB_LEVEL])},
               "description": "the thresholds that differ from what lb_level sets (the operator overrode them"

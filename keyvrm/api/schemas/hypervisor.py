@@ -1,6 +1,8 @@
 """Schemas of hypervisors as KeyVRM holds them (state, since, why, fencing) and their return to service."""
 
+from keyvrm.api import microversion
 from keyvrm.api.schemas import common
+from keyvrm.api.schemas import reason
 from keyvrm.model import states
 
 FENCING_STEP = common.obj({"fencer": common.OPT_STRING, "confirmed": {"type": ["boolean", "null"]},
@@ -17,7 +19,22 @@ HYPERVISOR_ITEM = common.obj({
     "snapshot_id": common.OPT_INTEGER, "seen_at": common.OPT_TIMESTAMP, "restorable": common.BOOLEAN})
 HYPERVISORS = common.collection("hypervisors", HYPERVISOR_ITEM)
 HYPERVISOR = common.obj({"hypervisor": HYPERVISOR_ITEM})
-RESTORE = {"type": "object", "additionalProperties": False, "properties": {}}
+
+
+def _restore(version):
+    """A restore's body at ``version``: from 1.8 it may ask for the host's failback."""
+    properties = {}
+    if version >= microversion.DRAIN:
+        properties["failback"] = dict(common.BOOLEAN, description="once the host is back, bring back the VMs"
+                                      " KeyVRM moved off it (drain, HA evacuation): recommendations, run at once"
+                                      " where the aggregate's failback is auto")
+    return {"type": "object", "additionalProperties": False, "properties": properties}
+
+
+RESTORE = reason.versioned(_restore)
+# Nova keeps a service's disabled reason in 255 characters; the engine writes "KeyVRM drain: " first
+MAX_DRAIN_REASON = 240
 DRAIN = {"type": "object", "additionalProperties": False, "required": ["reason"],
-         "properties": {"reason": dict(common.VISIBLE_TEXT, description="why the host is drained (e.g. the"
-                                       " maintenance ticket); its compute service is disabled with it")}}
+         "properties": {"reason": dict(common.VISIBLE_TEXT, maxLength=MAX_DRAIN_REASON,
+                                       description="why the host is drained (e.g. the maintenance ticket); its"
+                                                   " compute service is disabled with it")}}

@@ -5,6 +5,7 @@ import json
 import pytest
 import webob
 
+from keyvrm.api.handlers import aggregate as aggregate_handler
 from keyvrm.api import microversion
 from keyvrm.api import openapi
 
@@ -47,3 +48,9 @@ def test_the_openapi_document_offers_lb_level_in_a_change_from_1_6_only():
         return set(operation["requestBody"]["content"]["application/json"]["schema"]["properties"])
     assert "lb_level" in patch_fields("1.6") and "lb_level" not in patch_fields("1.5")
     assert patch_fields("1.6") - patch_fields("1.5") == {"lb_level"}
+
+
+def test_an_aggregate_answered_below_1_8_has_no_failback():
+    values = {"name": "agg-a", "failback": "auto", "last_event": None, "current_event": None}
+    assert "failback" not in aggregate_handler._render(dict(values), microversion.parse("1.7"))
+    assert aggregate_handler._render(dict(values), microversion.parse("1.8"))["failback"] == "auto"

@@ -131,6 +131,10 @@ class SetAggregate(command.ShowOne):
         parser.add_argument("--lb-min-gain", type=float, metavar="<points>",
                             help="The least a move must narrow the gap between its source and its target on "
                                  "each measure it relieves (API 1.7; 0-50 points, default 2).")
+        parser.add_argument("--failback", choices=("off", "recommend", "auto"),
+                            help="After one of its hosts is returned to service, the VMs KeyVRM moved off it: "
+                                 "off (stay; a restore --failback still plans them), recommend (manual "
+                                 "recommendations back, the default) or auto (moved back at once). API 1.8.")
         parser.add_argument("--lb-period", type=int, metavar="<s>")
         parser.add_argument("--lb-overload-threshold", type=float, metavar="<pct>")
         parser.add_argument("--lb-target-max-load", type=float, metavar="<pct>")
@@ -147,7 +151,7 @@ class SetAggregate(command.ShowOne):
         changes = {f: getattr(parsed_args, f) for f in ("marker", "no_op_mode", "no_op_reason", "lb_period",
                                                         "lb_overload_threshold", "lb_target_max_load",
                                                         "ha_failover_reserve", "lb_level", "lb_persistence",
-                                                        "lb_min_gain")
+                                                        "lb_min_gain", "failback")
                    if getattr(parsed_args, f) is not None}
         if parsed_args.storage_mode is not None:
             changes["storage_mode"] = None if parsed_args.storage_mode == "none" else parsed_args.storage_mode

@@ -49,10 +49,21 @@ class DrainHypervisor(command.ShowOne):
         return common.show(common.call(common.client(self).drain_hypervisor, parsed_args.name, parsed_args.reason))
 
 
-class RestoreHypervisor(common.ShowById):
+class RestoreHypervisor(command.ShowOne):
     """Return a fenced, maintenance, error or drained host to service: the engine unforces and enables it (admin only).
 
-    A draining host's moves that have not started are cancelled.
+    A draining host's moves that have not started are cancelled. With ``--failback`` (API
+    1.8) the VMs KeyVRM moved off it (drain, HA evacuation) are then planned back to it:
+    recommendations to run, or run at once where the aggregate's failback is auto.
     """
 
-    argument, metavar, method = "name", "<hypervisor>", "restore_hypervisor"
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument("name", metavar="<hypervisor>")
+        parser.add_argument("--failback", action="store_true",
+                            help="Once it is back, bring back the VMs KeyVRM moved off it (API 1.8).")
+        return parser
+
+    def take_action(self, parsed_args):
+        return common.show(common.call(common.client(self).restore_hypervisor, parsed_args.name,
+                                       failback=parsed_args.failback))

@@ -5,7 +5,7 @@ from tests.browser import identity
 from tests.browser import portal
 
 CHANGE_BUTTONS = ("[id$='__action_edit'], [id$='__action_run'], [id$='__action_cancel'], "
-                  "[id$='__action_restore'], #keyvrm-config-edit, #keyvrm-vm-unlock")
+                  "[id$='__action_restore'], [id$='__action_drain'], #keyvrm-config-edit, #keyvrm-vm-unlock")
 
 
 def _api(cloud, path):

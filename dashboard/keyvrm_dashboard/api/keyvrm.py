@@ -18,8 +18,8 @@ SERVICE_TYPE = v1.SERVICE_TYPE
 # (1.2: reasons as lists, which ``reasons`` renders as text; an aggregate's own latest outcome;
 # 1.4: an aggregate's failover tolerance and whether it is below its reserve; 1.5 changes only
 # the failover endpoint, which the panels do not call; 1.6: an aggregate's LB level; 1.7: its
-# overload persistence and least gain of a move).
-API_VERSION = "1.7"
+# overload persistence and least gain of a move; 1.8: a host's drain).
+API_VERSION = "1.8"
 LB_KEYS = ("cpu", "ram", "net", "hugepages")
 
 
@@ -100,6 +100,11 @@ def hypervisor_list(request, aggregate=None):
 def hypervisor_restore(request, host):
     """Return a host to service; the API refuses one that is not restorable."""
     return keyvrmclient(request).restore_hypervisor(host)
+
+
+def hypervisor_drain(request, host, reason):
+    """Drain an ok host (its compute service disabled with ``reason``, its VMs moved); the API refuses others."""
+    return keyvrmclient(request).drain_hypervisor(host, reason)
 
 
 def config_get(request):

@@ -33,6 +33,18 @@ HYPERVISORS = [
      'snapshot_id': 3, 'seen_at': '2026-12-04T00:10:00Z', 'restorable': True},
 ]
 
+# Hosts KeyVRM holds that may not be drained: fenced (HA's), draining and drain_incomplete (an operator's drain).
+FENCED_HYPERVISOR = dict(HYPERVISORS[1], host='cmp-3', state='fenced', reason='fenced by BMC', event_id='ev-2')
+DRAINING_HYPERVISOR = dict(
+    HYPERVISORS[0], host='cmp-4', state='draining', state_since='2026-12-04T00:20:00Z',
+    reason='drain requested by admin: CHG-1042 new DIMMs', event_id='ev-4', restorable=True,
+    service={'state': 'up', 'status': 'disabled', 'forced_down': False,
+             'disabled_reason': 'KeyVRM drain: CHG-1042 new DIMMs'})
+DRAIN_INCOMPLETE_HYPERVISOR = dict(
+    DRAINING_HYPERVISOR, host='cmp-5', state='drain_incomplete',
+    reason='1 VM(s) remain on cmp-5 after its drain: vm-7; move them or return the host to service')
+HELD_HYPERVISORS = [FENCED_HYPERVISOR, DRAINING_HYPERVISOR, DRAIN_INCOMPLETE_HYPERVISOR]
+
 CYCLE = {'id': 7, 'status': 'completed', 'reason_code': None, 'reason': None, 'snapshot_id': 3,
          'started_at': '2026-12-04T00:10:00Z', 'finished_at': '2026-12-04T00:10:02Z', 'event_count': 1,
          'outcomes': [{'aggregate_name': 'agg-b', 'kind': 'HA', 'reason_code': 'noop',

@@ -1,1 +1,1 @@
-"""Admin -> KeyVRM -> Hypervisors: KeyVRM's host states (since, why) and Return to service."""
+"""Admin -> KeyVRM -> Hypervisors: KeyVRM's host states (since, why), Drain and Return to service."""

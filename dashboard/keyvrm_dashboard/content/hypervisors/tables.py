@@ -1,4 +1,4 @@
-"""The hypervisors table: KeyVRM state with since and why, Return to service for admins."""
+"""The hypervisors table: KeyVRM state with since and why, Drain and Return to service for admins."""
 
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
@@ -30,9 +30,23 @@ def event_link(datum):
     return reverse('horizon:admin:keyvrm_aggregates:event', args=[datum['event_id']])
 
 
+class DrainHost(tables.LinkAction):
+    name = 'drain'
+    verbose_name = _("Drain")
+    url = 'horizon:admin:keyvrm_hypervisors:drain'
+    classes = ('ajax-modal',)
+    icon = 'sign-out'
+
+    def allowed(self, request, datum=None):
+        """Offered on an ok host (the only state the API drains), to users who may change things."""
+        return access.may_change(request) and datum is not None and datum.get('state') == 'ok'
+
+
 class ReturnToService(tables.BatchAction):
     name = 'restore'
     icon = 'repeat'
+    help_text = _("KeyVRM enables the host's compute service again and, on a draining host, cancels the"
+                  " drain's moves that have not started.")
 
     @staticmethod
     def action_present(count):
@@ -43,7 +57,10 @@ class ReturnToService(tables.BatchAction):
         return ngettext_lazy("Returned to Service", "Returned to Service", count)
 
     def allowed(self, request, datum=None):
-        """Offered on a host KeyVRM says may be restored, to users who may change things."""
+        """Offered on a host KeyVRM says may be restored, to users who may change things.
+
+        The API's ``restorable``: fenced, maintenance, error, draining and drain_incomplete hosts.
+        """
         return access.may_change(request) and datum is not None and bool(datum.get('restorable'))
 
     def action(self, request, obj_id):
@@ -68,4 +85,4 @@ class HypervisorsTable(tables.DataTable):
         name = 'hypervisors'
         verbose_name = _("Hypervisors")
         status_columns = ('state',)
-        row_actions = (ReturnToService,)
+        row_actions = (DrainHost, ReturnToService)

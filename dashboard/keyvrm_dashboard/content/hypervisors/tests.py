@@ -1,6 +1,9 @@
-"""View and table tests of the Hypervisors panel: states with since/why, Return to service for admins."""
+"""View, form and table tests of the Hypervisors panel: states with since/why, Drain and Return to service."""
+
+from unittest import mock
 
 from django.urls import reverse
+from keyvrmclient import v1
 from openstack_dashboard.test import helpers
 
 from keyvrm_dashboard.api import keyvrm
@@ -8,6 +11,7 @@ from keyvrm_dashboard.test import data
 from keyvrm_dashboard.test import helpers as kv_helpers
 
 INDEX_URL = reverse('horizon:admin:keyvrm_hypervisors:index')
+DRAIN_URL = reverse('horizon:admin:keyvrm_hypervisors:drain', args=['cmp-1'])
 
 
 class AdminHypervisorsTests(kv_helpers.AdminTestCase):
@@ -43,6 +47,73 @@ class AdminHypervisorsTests(kv_helpers.AdminTestCase):
         res = self.client.post(INDEX_URL, {'action': 'hypervisors__restore__cmp-2'}, follow=True)
         self.assertContains(res, 'cmp-2 is still fenced: power it on first')
 
+    @helpers.create_mocks({keyvrm: ['hypervisor_list']})
+    def test_drain_offered_on_an_ok_host_only(self):
+        self.mock_hypervisor_list.return_value = data.copied(data.HYPERVISORS + data.HELD_HYPERVISORS)
+        res = self.client.get(INDEX_URL)
+        self.assertContains(res, 'hypervisors__row_cmp-1__action_drain')
+        self.assertContains(res, DRAIN_URL)
+        for host in ('cmp-2', 'cmp-3', 'cmp-4', 'cmp-5'):  # maintenance, fenced, draining, drain_incomplete
+            self.assertNotContains(res, 'hypervisors__row_%s__action_drain' % host)
+
+    @helpers.create_mocks({keyvrm: ['hypervisor_list']})
+    def test_restore_offered_on_draining_and_drain_incomplete_hosts(self):
+        self.mock_hypervisor_list.return_value = data.copied(data.HELD_HYPERVISORS)
+        res = self.client.get(INDEX_URL)
+        self.assertContains(res, '1 VM(s) remain on cmp-5 after its drain: vm-7')
+        self.assertContains(res, 'up/disabled (KeyVRM drain: CHG-1042 new DIMMs)')
+        for host in ('cmp-3', 'cmp-4', 'cmp-5'):
+            self.assertContains(res, 'hypervisors__row_%s__action_restore' % host)
+        self.assertContains(res, 'cancels the drain&#x27;s moves that have not started')
+
+    @helpers.create_mocks({keyvrm: ['hypervisor_list', 'hypervisor_restore']})
+    def test_restore_of_a_drain_incomplete_host_calls_the_api(self):
+        self.mock_hypervisor_list.return_value = data.copied(data.HELD_HYPERVISORS)
+        res = self.client.post(INDEX_URL, {'action': 'hypervisors__restore__cmp-5'})
+        self.assertRedirectsNoFollow(res, INDEX_URL)
+        self.mock_hypervisor_restore.assert_called_once_with(helpers.IsHttpRequest(), 'cmp-5')
+
+    def test_drain_opens_as_horizons_ajax_modal_and_as_a_full_page(self):
+        self.assertModalAndPage(DRAIN_URL, 'admin/keyvrm_hypervisors/_drain.html', 'id="drain_hypervisor_form"')
+        res = self.client.get(DRAIN_URL)
+        self.assertContains(res, 'live-migrated to the host LB would choose')
+        self.assertContains(res, 'e.g. the maintenance ticket')
+
+    @helpers.create_mocks({keyvrm: ['hypervisor_drain']})
+    def test_drain_calls_the_api_with_host_and_reason(self):
+        self.mock_hypervisor_drain.return_value = dict(data.copied(data.DRAINING_HYPERVISOR), host='cmp-1')
+        res = self.client.post(DRAIN_URL, {'host': 'cmp-1', 'reason': 'CHG-1042 new DIMMs'})
+        self.assertNoFormErrors(res)
+        self.assertRedirectsNoFollow(res, INDEX_URL)
+        self.assertMessageCount(success=1)
+        self.mock_hypervisor_drain.assert_called_once_with(helpers.IsHttpRequest(), 'cmp-1', 'CHG-1042 new DIMMs')
+
+    @helpers.create_mocks({keyvrm: ['hypervisor_drain']})
+    def test_drain_refuses_an_empty_reason_without_calling_the_api(self):
+        for reason in ('', '   '):
+            res = self.client.post(DRAIN_URL, {'host': 'cmp-1', 'reason': reason})
+            self.assertEqual(200, res.status_code)
+            self.assertIn('reason', res.context['form'].errors)
+        self.mock_hypervisor_drain.assert_not_called()
+
+    @helpers.create_mocks({keyvrm: ['hypervisor_drain']})
+    def test_drain_refused_by_the_api_shows_its_detail_on_the_form(self):
+        self.mock_hypervisor_drain.side_effect = keyvrm.ClientError(
+            409, 'hypervisor_not_drainable', 'hypervisor cmp-1 is fenced: only an ok host can be drained')
+        res = self.client.post(DRAIN_URL, {'host': 'cmp-1', 'reason': 'CHG-1042'})
+        self.assertEqual(200, res.status_code)
+        self.assertEqual(['hypervisor cmp-1 is fenced: only an ok host can be drained'],
+                         res.context['form'].non_field_errors())
+        self.assertContains(res, 'only an ok host can be drained')
+
+    @helpers.create_mocks({keyvrm: ['hypervisor_drain']})
+    def test_drain_puts_an_api_400_on_the_reason_field_it_names(self):
+        self.mock_hypervisor_drain.side_effect = keyvrm.ClientError(
+            400, 'invalid_field', 'a drain needs a reason (e.g. the maintenance ticket)', field='reason')
+        res = self.client.post(DRAIN_URL, {'host': 'cmp-1', 'reason': 'x'})
+        self.assertEqual(['a drain needs a reason (e.g. the maintenance ticket)'],
+                         res.context['form'].errors['reason'])
+
 
 class ReaderHypervisorsTests(kv_helpers.ReaderTestCase):
 
@@ -54,3 +125,22 @@ class ReaderHypervisorsTests(kv_helpers.ReaderTestCase):
         self.assertNotContains(res, '__action_restore')
         self.client.post(INDEX_URL, {'action': 'hypervisors__restore__cmp-2'})
         self.mock_hypervisor_restore.assert_not_called()
+
+    @helpers.create_mocks({keyvrm: ['hypervisor_list', 'hypervisor_drain']})
+    def test_reader_gets_no_drain(self):
+        self.mock_hypervisor_list.return_value = data.copied(data.HYPERVISORS)
+        res = self.client.get(INDEX_URL)
+        self.assertContains(res, 'cmp-1')
+        self.assertNotContains(res, '__action_drain')
+        res = self.client.post(DRAIN_URL, {'host': 'cmp-1', 'reason': 'CHG-1042'})
+        self.assertNotEqual(200, res.status_code)
+        self.mock_hypervisor_drain.assert_not_called()
+
+
+class DrainWrapperTests(kv_helpers.AdminTestCase):
+
+    @mock.patch.object(v1.Client, '_request', return_value={'hypervisor': data.DRAINING_HYPERVISOR})
+    def test_hypervisor_drain_posts_the_reason_at_the_pinned_microversion(self, request):
+        # the client refuses a drain below 1.8 by itself: the panels' pinned version must allow it
+        self.assertEqual(data.DRAINING_HYPERVISOR, keyvrm.hypervisor_drain(self.request, 'cmp-4', 'CHG-1042'))
+        request.assert_called_once_with('POST', '/hypervisors/cmp-4/drain', json={'reason': 'CHG-1042'})

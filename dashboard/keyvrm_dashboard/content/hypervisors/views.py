@@ -1,11 +1,18 @@
-"""The Hypervisors panel's view: KeyVRM's hypervisor list."""
+"""The Hypervisors panel's views: KeyVRM's hypervisor list and a host's Drain form (admins only)."""
 
+from django.urls import reverse
+from django.urls import reverse_lazy
 from django.utils.translation import gettext_lazy as _
 from horizon import exceptions
+from horizon import forms
 from horizon import tables
 
+from keyvrm_dashboard import access
 from keyvrm_dashboard.api import keyvrm
+from keyvrm_dashboard.content.hypervisors import forms as hypervisor_forms
 from keyvrm_dashboard.content.hypervisors import tables as hypervisor_tables
+
+INDEX_URL = reverse_lazy('horizon:admin:keyvrm_hypervisors:index')
 
 
 class IndexView(tables.DataTableView):
@@ -19,3 +26,25 @@ class IndexView(tables.DataTableView):
         except Exception:
             exceptions.handle(self.request, _("Unable to retrieve KeyVRM's hypervisors."))
             return []
+
+
+class DrainView(access.ChangersOnly, forms.ModalFormView):
+    """The modal Drain form of one host (the API refuses a host that is not ok)."""
+
+    form_class = hypervisor_forms.DrainHostForm
+    form_id = 'drain_hypervisor_form'
+    template_name = 'admin/keyvrm_hypervisors/drain.html'
+    modal_header = _("Drain host")
+    submit_label = _("Drain")
+    submit_url = 'horizon:admin:keyvrm_hypervisors:drain'
+    success_url = INDEX_URL
+    page_title = _("Drain host")
+
+    def get_initial(self):
+        return {'host': self.kwargs['host']}
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context['submit_url'] = reverse(self.submit_url, args=[self.kwargs['host']])
+        context['host'] = self.kwargs['host']
+        return context

@@ -1,0 +1,244 @@
+"""An operator's drain of a host against real Nova, through KeyVRM's REST API (``keyvrmclient``).
+
+One deployment for the module (see ``deployment``), tests in file order, each leaving the
+region as the next expects. Three computes in aggregate ``agg-drain`` (no marker: neither
+HA nor LB acts, only the drain): compute000 holds four m1.tiny servers, one of them marked
+``lb_no_migrate`` (the business config's default ``lb_no_migrate_key``, a value the harvest
+reads as true); compute001-002 are empty, with room for all of them.
+
+The operator drains compute000 with a reason. Nova must then show what KeyVRM claims: the
+three other servers live-migrated off it (Nova's migration records), its compute service
+disabled with "KeyVRM drain: <reason>"; KeyVRM's host is ``drain_incomplete``, its reason
+naming the pinned server. The operator live-migrates that one by hand through Nova: the
+host becomes ``maintenance`` at the next cycle. Restored, it is ``ok`` and Nova shows its
+service enabled again. Cycles are requested (``POST /v1/cycles``) rather than waited for.
+
+Every step's times are collected (KeyVRM's recommendations and their journal, Nova's
+migration records, the host's states with their ``state_since``) and printed as a timeline
+(``pytest -s`` shows it).
+
+Lean on purpose, as it runs on the e2e critical path: three computes, the heartbeat agents
+in one farm process, KeyVRM driven in-process through keyvrmclient instead of the
+``openstack`` CLI (one interpreter start per command).
+"""
+
+import datetime
+
+from keystoneauth1 import session as ks_session
+import pytest
+
+from keyvrm.drivers.cloud import openstack
+from keyvrm.model import settings
+from keyvrmclient import v1
+from tests.e2e import deployment as e2e
+from tests.e2e import metrics_feeder
+from tests.nova import conftest as nova_helpers
+
+AGGREGATE = "agg-drain"
+REASON = "CHG-4711 BIOS update"
+NO_MIGRATE_KEY = settings.AppConfig().lb_no_migrate_key  # the shipped default, "lb_no_migrate"
+MOVABLE = 3
+CYCLE_TIMEOUT_S = 90.0
+FINAL = ("succeeded", "failed", "cancelled")
+
+
+class Timeline:
+    """What happened when, from the records' own timestamps (KeyVRM's DB, Nova's DB)."""
+
+    def __init__(self):
+        self.rows = []
+        self.printed = False
+
+    def add(self, at, what):
+        if at:
+            self.rows.append((_when(at), what))
+
+    def render(self):
+        if not self.rows:
+            return "(empty)"
+        rows = sorted(self.rows, key=lambda row: row[0])
+        start = rows[0][0]
+        return "\n".join("%+8.2f s  %s  %s" % ((at - start).total_seconds(), at.strftime("%H:%M:%S.%f")[:-3], what)
+                         for at, what in rows)
+
+    def print(self, title):
+        print("\n--- %s (from the drain request; UTC) ---\n%s" % (title, self.render()))
+        self.printed = True
+
+
+def _when(text) -> datetime.datetime:
+    """An API timestamp (KeyVRM's ISO with zone, or Nova's naive UTC) as an aware datetime."""
+    at = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return at if at.tzinfo else at.replace(tzinfo=datetime.timezone.utc)
+
+
+@pytest.fixture(scope="module")
+def region(tmp_path_factory, pg_databases):
+    """Three computes in ``agg-drain``, four servers on the first (one pinned), KeyVRM enabled."""
+    nova_helpers.require_nova()
+    deployed = e2e.Deployment(tmp_path_factory.mktemp("e2e-drain"), pg_databases(), computes=3,
+                              farm_heartbeats=True)
+    deployed.timeline = Timeline()
+    try:
+        deployed.start()
+        driver = openstack.from_endpoints(deployed.cloud.service_endpoints)
+        hosts = deployed.cloud.endpoints["hosts"]
+        nova_helpers.aggregate(driver, AGGREGATE, hosts)
+        drained = hosts[0]
+        movable = [nova_helpers.boot(driver, "drain-%d" % i, drained) for i in range(MOVABLE - 1)]
+        pinned = nova_helpers.boot(driver, "pinned", drained, metadata={NO_MIGRATE_KEY: "true"})
+        movable.append(nova_helpers.boot(driver, "drain-%d" % (MOVABLE - 1), drained))
+        metrics_feeder.feed(deployed.tsdb_url, {drained: (30.0, 40.0, 5.0), hosts[1]: (10.0, 20.0, 5.0),
+                                                hosts[2]: (12.0, 22.0, 5.0)},
+                            {s: (0.2, 256.0, 1.0) for s in movable + [pinned]})
+        client = v1.Client(session=ks_session.Session(), endpoint_override=deployed.api_url, api_version="1.8")
+        client.update_config(enabled=True)
+        _cycle(deployed, client)  # the first enabled cycle brings Nova's aggregates and hosts in
+        assert AGGREGATE in {a["name"] for a in client.list_aggregates()}
+        deployed.driver, deployed.client, deployed.hosts = driver, client, hosts
+        deployed.drained, deployed.movable, deployed.pinned = drained, movable, pinned
+        deployed.names = {s: nova_helpers.server(driver, s)["name"] for s in movable + [pinned]}
+        yield deployed
+    finally:
+        if not deployed.timeline.printed:
+            deployed.timeline.print("drain timeline (partial: a test failed)")
+        deployed.stop()
+
+
+def _cycle(region, client) -> dict:
+    """Request a cycle and wait until it has ended; that cycle."""
+    cycle_id = client.request_cycle()["id"]
+    return region.wait(lambda: _ended_cycle(client, cycle_id), CYCLE_TIMEOUT_S,
+                       "requested cycle %s did not end" % cycle_id, interval_s=0.25)
+
+
+def _ended_cycle(client, cycle_id):
+    cycle = client.get_cycle(cycle_id)
+    return cycle if cycle["status"] in ("completed", "failed", "skipped") else None
+
+
+def _host(region):
+    """KeyVRM's record of the drained host; a state not seen before goes into the timeline."""
+    hypervisor = region.client.get_hypervisor(region.drained)
+    seen = getattr(region, "states_seen", [])
+    if not seen or seen[-1] != hypervisor["state"]:
+        seen.append(hypervisor["state"])
+        region.states_seen = seen
+        since = hypervisor["state_since"] or datetime.datetime.now(datetime.timezone.utc).isoformat()
+        region.timeline.add(since, "host %s: KeyVRM state %s%s (%s)" % (
+            region.drained, hypervisor["state"], "" if hypervisor["state_since"] else " (seen; no state_since)",
+            hypervisor["reason"]))
+    return hypervisor
+
+
+def _service(region):
+    service = region.driver.get_service(region.drained)
+    return {"status": service.status, "disabled_reason": service.disabled_reason}
+
+
+def _migrations(region, server_id):
+    return nova_helpers.nova(region.driver, "GET", "/os-migrations?instance_uuid=%s" % server_id,
+                             "2.80")["migrations"]
+
+
+def _host_of(region, server_id):
+    return nova_helpers.host_of(region.driver, server_id)
+
+
+def _settled(region, event_id):
+    recs = region.client.list_recommendations(event_id=event_id)
+    return recs if recs and all(r["status"] in FINAL for r in recs) else None
+
+
+def test_a_drain_live_migrates_every_movable_server_and_leaves_the_pinned_one(region):
+    client, host = region.client, region.drained
+    requested = client.drain_hypervisor(host, REASON)
+    assert requested["state"] == "draining", requested
+    _host(region)
+    _cycle(region, client)  # disables the service, plans and starts the live migrations
+    hypervisor = _host(region)
+    assert hypervisor["state"] == "draining" and hypervisor["event_id"], hypervisor
+    event_id = hypervisor["event_id"]
+    recs = region.wait(lambda: _settled(region, event_id), 120, "the drain's live migrations did not end")
+    _cycle(region, client)  # sees them ended: the drain ends
+    hypervisor = _host(region)
+
+    # KeyVRM: one live migration per movable server, all succeeded; the host drain_incomplete naming the pinned one
+    event = client.get_event(event_id)
+    region.timeline.add(event["created_at"], "drain event %s opened (cycle %s)" % (event_id, event["cycle_id"]))
+    region.timeline.add(event["finished_at"], "drain event %s %s, state %s" % (
+        event_id, event["status"], event["state"]))
+    for rec in recs:
+        name = region.names.get(rec["vm_id"], rec["vm_id"])
+        region.timeline.add(rec["created_at"], "%s: recommendation %s created (%s -> %s, auto-run)" % (
+            name, rec["id"][:8], rec["source_host"], rec["target_host"]))
+        region.timeline.add(rec["started_at"], "%s: recommendation started" % name)
+        for op in client.list_operations(rec["id"]):
+            region.timeline.add(op["created_at"], "%s:   journal %s%s%s" % (
+                name, op["kind"], " (%.2f s)" % op["duration_s"] if op["duration_s"] is not None else "",
+                ": %s" % op["message"] if op["message"] else ""))
+        region.timeline.add(rec["finished_at"], "%s: recommendation %s" % (name, rec["status"]))
+    assert sorted((r["vm_id"], r["action"], r["source_host"], r["status"]) for r in recs) == sorted(
+        (s, "live_migrate", host, "succeeded") for s in region.movable), recs
+    assert event["kind"] == "drain" and event["status"] == "completed" and event["state"] == "warning", event
+    assert any(r["code"] == "excluded_by_metadata" and r["vm_id"] == region.pinned for r in event["reasons"]), event
+    assert hypervisor["state"] == "drain_incomplete", hypervisor
+    assert region.pinned in hypervisor["reason"] and not any(s in hypervisor["reason"] for s in region.movable), \
+        hypervisor
+
+    # Nova: the servers are on their targets, each moved by one completed live migration; the service disabled
+    for rec in recs:
+        server = nova_helpers.server(region.driver, rec["vm_id"])
+        assert (server["status"], server["OS-EXT-SRV-ATTR:host"]) == ("ACTIVE", rec["target_host"]), server
+        migrations = _migrations(region, rec["vm_id"])
+        assert [(m["migration_type"], m["status"], m["source_compute"], m["dest_compute"]) for m in migrations] == [
+            ("live-migration", "completed", host, rec["target_host"])], migrations
+        region.timeline.add(migrations[0]["created_at"], "%s: Nova live-migration %s created" % (
+            region.names[rec["vm_id"]], migrations[0]["id"]))
+        region.timeline.add(migrations[0]["updated_at"], "%s: Nova live-migration %s %s on %s" % (
+            region.names[rec["vm_id"]], migrations[0]["id"], migrations[0]["status"], rec["target_host"]))
+    assert _host_of(region, region.pinned) == host and not _migrations(region, region.pinned)
+    assert _service(region) == {"status": "disabled", "disabled_reason": "KeyVRM drain: " + REASON}
+    print("\ndrained %s: %s moved to %s; %s" % (host, len(recs), sorted({r["target_host"] for r in recs}),
+                                                hypervisor["reason"]))
+
+
+def test_the_pinned_server_moved_by_hand_leaves_the_host_in_maintenance(region):
+    client, host = region.client, region.drained
+    nova_helpers.nova(region.driver, "POST", "/servers/%s/action" % region.pinned, "2.68",
+                      json={"os-migrateLive": {"host": None, "block_migration": "auto"}})
+
+    def moved():
+        server = nova_helpers.server(region.driver, region.pinned)
+        migrations = _migrations(region, region.pinned)
+        done = server["status"] == "ACTIVE" and server["OS-EXT-SRV-ATTR:host"] != host and migrations \
+            and migrations[0]["status"] == "completed"
+        return (server, migrations) if done else None
+    server, [migration] = region.wait(moved, 60, "Nova did not live-migrate the pinned server")
+    assert (migration["migration_type"], migration["source_compute"]) == ("live-migration", host), migration
+    region.timeline.add(migration["created_at"],
+                        "pinned: operator's live migration by hand (Nova %s) created" % migration["id"])
+    region.timeline.add(migration["updated_at"], "pinned: Nova live-migration %s %s on %s" % (
+        migration["id"], migration["status"], server["OS-EXT-SRV-ATTR:host"]))
+
+    _cycle(region, client)
+    hypervisor = _host(region)
+    assert hypervisor["state"] == "maintenance", hypervisor
+    assert _service(region)["status"] == "disabled"  # maintenance: it stays out of Nova's scheduling
+
+
+def test_a_restored_host_is_ok_and_its_service_enabled_again(region):
+    client, host = region.client, region.drained
+    restored = client.restore_hypervisor(host)
+    assert restored["state"] == "restoring", restored
+    _host(region)
+    _cycle(region, client)
+    hypervisor = _host(region)
+    assert hypervisor["state"] == "ok", hypervisor
+    assert _service(region) == {"status": "enabled", "disabled_reason": None}
+    audit = client.list_config_audit(scope="hypervisor", target=host)
+    assert sorted((a["old_value"], a["new_value"]) for a in audit) == [
+        ("maintenance", "restoring"), ("ok", "draining")], audit
+    assert region.states_seen == ["draining", "drain_incomplete", "maintenance", "restoring", "ok"], \
+        region.states_seen
+    region.timeline.print("drain timeline")

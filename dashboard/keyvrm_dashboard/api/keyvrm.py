@@ -97,9 +97,9 @@ def hypervisor_list(request, aggregate=None):
     return keyvrmclient(request).list_hypervisors(aggregate=aggregate)
 
 
-def hypervisor_restore(request, host):
-    """Return a host to service; the API refuses one that is not restorable."""
-    return keyvrmclient(request).restore_hypervisor(host)
+def hypervisor_restore(request, host, failback=False):
+    """Return a host to service (``failback``: then its VMs KeyVRM moved off it back); the API may refuse."""
+    return keyvrmclient(request).restore_hypervisor(host, failback=failback)
 
 
 def hypervisor_drain(request, host, reason):

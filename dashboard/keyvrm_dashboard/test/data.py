@@ -13,7 +13,7 @@ AGGREGATE = {'name': 'agg-a', 'nova_id': 1, 'availability_zone': 'az1', 'deleted
              'lb_overload_threshold': 80.0, 'lb_target_max_load': 70.0,
              'lb_ceilings': {'cpu': 85.0, 'ram': 95.0, 'net': None, 'hugepages': None},
              'storage_mode': 'shared', 'ha_failover_reserve': 1, 'failover_tolerance': None, 'failover_short': False,
-             'lb_level': 3, 'lb_level_overridden': [], 'lb_persistence': 1, 'lb_min_gain': 2.0,
+             'lb_level': 3, 'lb_level_overridden': [], 'lb_persistence': 1, 'lb_min_gain': 2.0, 'failback': 'recommend',
              'created_at': '2026-12-01T00:00:00Z', 'updated_at': '2026-12-01T00:00:00Z',
              'last_event': EVENT, 'last_event_state': None, 'current_event': EVENT}
 

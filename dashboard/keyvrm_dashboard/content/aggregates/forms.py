@@ -9,6 +9,8 @@ from keyvrm_dashboard import api_errors
 
 MARKER_CHOICES = (('', _("(none)")), ('HA', 'HA'), ('LB', 'LB'), ('HA+LB', 'HA+LB'))
 STORAGE_CHOICES = (('', _("(undeclared: HA stays off)")), ('shared', _("shared")), ('local', _("local")))
+# The server's keyvrm.model.settings.FAILBACK_MODES
+FAILBACK_CHOICES = (('off', _("off")), ('recommend', _("recommend")), ('auto', _("auto")))
 # The LB dial (the server's keyvrm.model.settings.LB_LEVELS): what each level's thresholds do.
 LB_LEVEL_CHOICES = (
     (1, _("1: only hosts at a ceiling, relieved to just under it")),
@@ -31,7 +33,7 @@ def initial_of(aggregate):
     """The form's initial values from the API's aggregate."""
     initial = {name: aggregate.get(name) for name in (
         'marker', 'no_op_mode', 'no_op_reason', 'ha_failover_reserve', 'lb_level', 'lb_period',
-        'lb_overload_threshold', 'lb_target_max_load', 'lb_persistence', 'lb_min_gain')}
+        'lb_overload_threshold', 'lb_target_max_load', 'lb_persistence', 'lb_min_gain', 'failback')}
     initial['name'] = aggregate['name']
     initial['storage_mode'] = aggregate.get('storage_mode') or ''
     for key in keyvrm.LB_KEYS:
@@ -64,6 +66,11 @@ class EditAggregateForm(forms.SelfHandlingForm):
     lb_overload_threshold = forms.FloatField(label=_("Overload threshold (% syn_score)"), min_value=0,
                                              max_value=100)
     lb_target_max_load = forms.FloatField(label=_("Target max load (% syn_score)"), min_value=0, max_value=100)
+    failback = forms.ChoiceField(
+        label=_("Failback"), choices=FAILBACK_CHOICES,
+        help_text=_("After one of its hosts is returned to service, the VMs KeyVRM's drains and HA evacuations"
+                    " moved off it: leave them (off; Return to Service with Failback still brings them back),"
+                    " recommend moving them back (runs wait for an operator), or move them back at once (auto)."))
     lb_persistence = forms.IntegerField(
         label=_("Overload persistence (LB runs)"), min_value=1, max_value=10,
         help_text=_("How many consecutive LB runs must find a host overloaded before LB moves VMs off it."
@@ -95,7 +102,7 @@ class EditAggregateForm(forms.SelfHandlingForm):
         changed = set(self.changed_data)
         body = {}
         for name in ('marker', 'no_op_mode', 'no_op_reason', 'ha_failover_reserve', 'lb_level', 'lb_period',
-                     'lb_overload_threshold', 'lb_target_max_load', 'lb_persistence', 'lb_min_gain'):
+                     'lb_overload_threshold', 'lb_target_max_load', 'lb_persistence', 'lb_min_gain', 'failback'):
             if name in changed:
                 body[name] = data[name]
         if 'storage_mode' in changed:

@@ -24,7 +24,7 @@ EVENT_CALLS = ['event_get', 'recommendation_list', 'operation_list', 'recommenda
 def edit_post(**changes):
     """The POST of the edit form: agg-a's current values with ``changes``."""
     form = {'name': 'agg-a', 'marker': 'LB', 'no_op_reason': '', 'storage_mode': 'shared', 'ha_failover_reserve': 1,
-            'lb_level': 3, 'lb_period': 600, 'lb_persistence': 1, 'lb_min_gain': 2.0,
+            'lb_level': 3, 'lb_period': 600, 'lb_persistence': 1, 'lb_min_gain': 2.0, 'failback': 'recommend',
             'lb_overload_threshold': 80.0, 'lb_target_max_load': 70.0, 'lb_weight_cpu': 1.0, 'lb_weight_ram': 1.0,
             'lb_weight_net': 0.5, 'lb_weight_hugepages': 0.0, 'lb_ceiling_cpu': 85.0, 'lb_ceiling_ram': 95.0,
             'lb_ceiling_net': '', 'lb_ceiling_hugepages': ''}
@@ -145,6 +145,14 @@ class AdminAggregatesTests(IndexAnswers, kv_helpers.AdminTestCase):
         self.assertNoFormErrors(res)
         self.mock_aggregate_update.assert_called_once_with(helpers.IsHttpRequest(), 'agg-a', lb_persistence=3,
                                                            lb_min_gain=5.0)
+
+    @helpers.create_mocks({keyvrm: ['aggregate_get', 'aggregate_update']})
+    def test_edit_sends_the_failback_mode_changed(self):
+        self.mock_aggregate_get.return_value = data.copied(data.AGGREGATE)
+        self.mock_aggregate_update.return_value = data.copied(data.AGGREGATE)
+        res = self.client.post(EDIT_URL, edit_post(failback='auto'))
+        self.assertNoFormErrors(res)
+        self.mock_aggregate_update.assert_called_once_with(helpers.IsHttpRequest(), 'agg-a', failback='auto')
 
     @helpers.create_mocks({keyvrm: ['aggregate_get', 'aggregate_update']})
     def test_edit_refuses_a_persistence_below_one_run_without_calling_the_api(self):

@@ -67,6 +67,24 @@ class ReturnToService(tables.BatchAction):
         api_errors.called_showing_detail(request, keyvrm.hypervisor_restore, obj_id)
 
 
+class ReturnWithFailback(ReturnToService):
+    name = 'restore_failback'
+    help_text = _("As Return to Service, then KeyVRM brings back the VMs its drains and HA evacuations moved off"
+                  " the host: live migrations to run on the event page, or run at once where the aggregate's"
+                  " failback is auto. VMs deleted or moved elsewhere since stay where they are.")
+
+    @staticmethod
+    def action_present(count):
+        return ngettext_lazy("Return to Service with Failback", "Return to Service with Failback", count)
+
+    @staticmethod
+    def action_past(count):
+        return ngettext_lazy("Returned to Service with Failback", "Returned to Service with Failback", count)
+
+    def action(self, request, obj_id):
+        api_errors.called_showing_detail(request, keyvrm.hypervisor_restore, obj_id, True)
+
+
 class HypervisorsTable(tables.DataTable):
     host = tables.Column('host', verbose_name=_("Host"))
     availability_zone = tables.Column('availability_zone', verbose_name=_("Availability zone"), empty_value='-')
@@ -85,4 +103,4 @@ class HypervisorsTable(tables.DataTable):
         name = 'hypervisors'
         verbose_name = _("Hypervisors")
         status_columns = ('state',)
-        row_actions = (DrainHost, ReturnToService)
+        row_actions = (DrainHost, ReturnToService, ReturnWithFailback)

@@ -40,6 +40,13 @@ class AdminHypervisorsTests(kv_helpers.AdminTestCase):
         self.assertContains(res, 'policy refuses')
 
     @helpers.create_mocks({keyvrm: ['hypervisor_list', 'hypervisor_restore']})
+    def test_restore_with_failback_asks_the_api_for_it(self):
+        self.mock_hypervisor_list.return_value = data.copied(data.HYPERVISORS)
+        res = self.client.post(INDEX_URL, {'action': 'hypervisors__restore_failback__cmp-2'})
+        self.assertRedirectsNoFollow(res, INDEX_URL)
+        self.mock_hypervisor_restore.assert_called_once_with(helpers.IsHttpRequest(), 'cmp-2', True)
+
+    @helpers.create_mocks({keyvrm: ['hypervisor_list', 'hypervisor_restore']})
     def test_restore_refused_by_the_api_shows_its_reason(self):
         self.mock_hypervisor_list.return_value = data.copied(data.HYPERVISORS)
         self.mock_hypervisor_restore.side_effect = keyvrm.ClientError(

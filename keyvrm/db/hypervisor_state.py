@@ -142,6 +142,15 @@ def request_hypervisor_drain(db, host, reason, requested_by, request_id=None):
     """
     if not (reason or "").strip():
         raise exception.InvalidField("reason", "a drain needs a reason (e.g. the maintenance ticket)")
+    try:
+        _drain(db, host, reason, requested_by, request_id)
+    except db_exc.DBDuplicateEntry:  # a concurrent drain wrote the host's first state row first
+        raise exception.Conflict(f"hypervisor {host} is being drained by a concurrent request",
+                                 code="hypervisor_not_drainable") from None
+    return hypervisors.get_hypervisor(db, host)
+
+
+def _drain(db, host, reason, requested_by, request_id):
     with db.writer() as session:
         row = _locked_state_row(session, host)
         if row is None:
@@ -156,7 +165,6 @@ def request_hypervisor_drain(db, host, reason, requested_by, request_id=None):
                                        changed_by=requested_by, request_id=request_id))
         row.state, row.state_since, row.event_id = states.HypervisorState.DRAINING, db.now(), None
         row.reason = f"drain requested by {requested_by}: {reason.strip()}"
-    return hypervisors.get_hypervisor(db, host)
 
 
 def list_hypervisors_draining(db) -> list:

@@ -10,8 +10,14 @@ The operator drains compute000 with a reason. Nova must then show what KeyVRM cl
 three other servers live-migrated off it (Nova's migration records), its compute service
 disabled with "KeyVRM drain: <reason>"; KeyVRM's host is ``drain_incomplete``, its reason
 naming the pinned server. The operator live-migrates that one by hand through Nova: the
-host becomes ``maintenance`` at the next cycle. Restored, it is ``ok`` and Nova shows its
-service enabled again. Cycles are requested (``POST /v1/cycles``) rather than waited for.
+host becomes ``maintenance`` at the next cycle. Restored with failback (API 1.8), it is
+``ok`` and Nova shows its service enabled again; that same cycle records a ``failback``
+event with a manual live migration back for each of the three servers KeyVRM moved (the
+aggregate's ``failback`` keeps its default, ``recommend``), none for the pinned one, which
+the operator moved, not KeyVRM (the event's reasons do not name it). The operator runs
+them (``recommendation run``): Nova shows the three ACTIVE on compute000 again, each
+brought back by a completed live migration. Cycles are requested (``POST /v1/cycles``)
+rather than waited for; a run wakes the engine over RPC, no cycle needed.
 
 Every step's times are collected (KeyVRM's recommendations and their journal, Nova's
 migration records, the host's states with their ``state_since``) and printed as a timeline
@@ -101,7 +107,7 @@ def region(tmp_path_factory, pg_databases):
         yield deployed
     finally:
         if not deployed.timeline.printed:
-            deployed.timeline.print("drain timeline (partial: a test failed)")
+            deployed.timeline.print("drain and failback timeline (partial: a test failed)")
         deployed.stop()
 
 
@@ -150,6 +156,32 @@ def _settled(region, event_id):
     return recs if recs and all(r["status"] in FINAL for r in recs) else None
 
 
+def _completed(client, event_id):
+    event = client.get_event(event_id)
+    return event if event["status"] == "completed" else None
+
+
+def _add_recommendations(region, recs):
+    """Each recommendation's start, journal and end into the timeline (its creation the caller words)."""
+    for rec in recs:
+        name = region.names[rec["vm_id"]]
+        region.timeline.add(rec["started_at"], "%s: recommendation started" % name)
+        for op in region.client.list_operations(rec["id"]):
+            region.timeline.add(op["created_at"], "%s:   journal %s%s%s" % (
+                name, op["kind"], " (%.2f s)" % op["duration_s"] if op["duration_s"] is not None else "",
+                ": %s" % op["message"] if op["message"] else ""))
+        region.timeline.add(rec["finished_at"], "%s: recommendation %s" % (name, rec["status"]))
+
+
+def _add_migration(region, server_id, migration):
+    """A Nova migration record's creation and last update into the timeline."""
+    name = region.names[server_id]
+    region.timeline.add(migration["created_at"], "%s: Nova live-migration %s created (%s -> %s)" % (
+        name, migration["id"], migration["source_compute"], migration["dest_compute"]))
+    region.timeline.add(migration["updated_at"], "%s: Nova live-migration %s %s on %s" % (
+        name, migration["id"], migration["status"], migration["dest_compute"]))
+
+
 def test_a_drain_live_migrates_every_movable_server_and_leaves_the_pinned_one(region):
     client, host = region.client, region.drained
     requested = client.drain_hypervisor(host, REASON)
@@ -169,15 +201,9 @@ def test_a_drain_live_migrates_every_movable_server_and_leaves_the_pinned_one(re
     region.timeline.add(event["finished_at"], "drain event %s %s, state %s" % (
         event_id, event["status"], event["state"]))
     for rec in recs:
-        name = region.names.get(rec["vm_id"], rec["vm_id"])
         region.timeline.add(rec["created_at"], "%s: recommendation %s created (%s -> %s, auto-run)" % (
-            name, rec["id"][:8], rec["source_host"], rec["target_host"]))
-        region.timeline.add(rec["started_at"], "%s: recommendation started" % name)
-        for op in client.list_operations(rec["id"]):
-            region.timeline.add(op["created_at"], "%s:   journal %s%s%s" % (
-                name, op["kind"], " (%.2f s)" % op["duration_s"] if op["duration_s"] is not None else "",
-                ": %s" % op["message"] if op["message"] else ""))
-        region.timeline.add(rec["finished_at"], "%s: recommendation %s" % (name, rec["status"]))
+            region.names[rec["vm_id"]], rec["id"][:8], rec["source_host"], rec["target_host"]))
+    _add_recommendations(region, recs)
     assert sorted((r["vm_id"], r["action"], r["source_host"], r["status"]) for r in recs) == sorted(
         (s, "live_migrate", host, "succeeded") for s in region.movable), recs
     assert event["kind"] == "drain" and event["status"] == "completed" and event["state"] == "warning", event
@@ -193,12 +219,10 @@ def test_a_drain_live_migrates_every_movable_server_and_leaves_the_pinned_one(re
         migrations = _migrations(region, rec["vm_id"])
         assert [(m["migration_type"], m["status"], m["source_compute"], m["dest_compute"]) for m in migrations] == [
             ("live-migration", "completed", host, rec["target_host"])], migrations
-        region.timeline.add(migrations[0]["created_at"], "%s: Nova live-migration %s created" % (
-            region.names[rec["vm_id"]], migrations[0]["id"]))
-        region.timeline.add(migrations[0]["updated_at"], "%s: Nova live-migration %s %s on %s" % (
-            region.names[rec["vm_id"]], migrations[0]["id"], migrations[0]["status"], rec["target_host"]))
+        _add_migration(region, rec["vm_id"], migrations[0])
     assert _host_of(region, region.pinned) == host and not _migrations(region, region.pinned)
     assert _service(region) == {"status": "disabled", "disabled_reason": "KeyVRM drain: " + REASON}
+    region.drain_targets = {r["vm_id"]: r["target_host"] for r in recs}
     print("\ndrained %s: %s moved to %s; %s" % (host, len(recs), sorted({r["target_host"] for r in recs}),
                                                 hypervisor["reason"]))
 
@@ -216,6 +240,7 @@ def test_the_pinned_server_moved_by_hand_leaves_the_host_in_maintenance(region):
         return (server, migrations) if done else None
     server, [migration] = region.wait(moved, 60, "Nova did not live-migrate the pinned server")
     assert (migration["migration_type"], migration["source_compute"]) == ("live-migration", host), migration
+    region.pinned_on = server["OS-EXT-SRV-ATTR:host"]
     region.timeline.add(migration["created_at"],
                         "pinned: operator's live migration by hand (Nova %s) created" % migration["id"])
     region.timeline.add(migration["updated_at"], "pinned: Nova live-migration %s %s on %s" % (
@@ -227,18 +252,63 @@ def test_the_pinned_server_moved_by_hand_leaves_the_host_in_maintenance(region):
     assert _service(region)["status"] == "disabled"  # maintenance: it stays out of Nova's scheduling
 
 
-def test_a_restored_host_is_ok_and_its_service_enabled_again(region):
+def test_a_restore_with_failback_brings_the_three_servers_back_after_recommendation_run(region):
     client, host = region.client, region.drained
-    restored = client.restore_hypervisor(host)
+    restored = client.restore_hypervisor(host, failback=True)
     assert restored["state"] == "restoring", restored
     _host(region)
-    _cycle(region, client)
+    cycle = _cycle(region, client)  # returns the host to service, then plans its failback from that cycle's snapshot
     hypervisor = _host(region)
     assert hypervisor["state"] == "ok", hypervisor
     assert _service(region) == {"status": "enabled", "disabled_reason": None}
     audit = client.list_config_audit(scope="hypervisor", target=host)
     assert sorted((a["old_value"], a["new_value"]) for a in audit) == [
         ("maintenance", "restoring"), ("ok", "draining")], audit
+
+    # KeyVRM: one failback event of that cycle, a manual live migration back for each server its drain moved;
+    # the pinned one (moved by the operator, never by KeyVRM) is not KeyVRM's: no recommendation, no reason either
+    failbacks = client.list_events(kind="failback")
+    assert len(failbacks) == 1, (failbacks, cycle, hypervisor)
+    event = failbacks[0]
+    assert (event["cycle_id"], event["aggregate_name"], event["status"]) == (
+        cycle["id"], AGGREGATE, "manual_action"), event
+    assert [(r["code"], r["host"], r["details"]) for r in event["reasons"]] == [
+        ("failback", host, {"moving": MOVABLE, "staying": 0})], event
+    assert not any(region.pinned in str(r) for r in event["reasons"]), event
+    region.timeline.add(event["created_at"], "failback event %s opened (cycle %s): %s" % (
+        event["id"], event["cycle_id"], event["reasons"][0]["message"]))
+    recs = client.list_recommendations(event_id=event["id"])
+    assert sorted((r["vm_id"], r["action"], r["source_host"], r["target_host"], r["status"]) for r in recs) == sorted(
+        (s, "live_migrate", region.drain_targets[s], host, "manual_action") for s in region.movable), recs
+    for rec in recs:
+        region.timeline.add(rec["created_at"], "%s: failback recommendation %s created (%s -> %s, manual_action)" % (
+            region.names[rec["vm_id"]], rec["id"][:8], rec["source_host"], rec["target_host"]))
+
+    # the operator runs them (API 1.8 "recommendation run"); the engine is woken over RPC, no cycle needed
+    for rec in recs:
+        accepted = client.run_recommendation(rec["id"])
+        assert (accepted["status"], accepted["engine_notified"]) == ("created", True), accepted
+    recs = region.wait(lambda: _settled(region, event["id"]), 120, "the failback's live migrations did not end")
+    event = region.wait(lambda: _completed(client, event["id"]), 30, "the failback event was not settled")
+    region.timeline.add(event["finished_at"], "failback event %s %s, state %s" % (
+        event["id"], event["status"], event["state"]))
+    _add_recommendations(region, recs)
+    assert sorted((r["vm_id"], r["status"]) for r in recs) == sorted((s, "succeeded") for s in region.movable), recs
+    assert event["state"] == "healthy", event
+
+    # Nova: the three are ACTIVE on the host again, each with a completed live migration back to it;
+    # the pinned one stays where the operator put it
+    for rec in recs:
+        server = nova_helpers.server(region.driver, rec["vm_id"])
+        assert (server["status"], server["OS-EXT-SRV-ATTR:host"]) == ("ACTIVE", host), server
+        migrations = _migrations(region, rec["vm_id"])
+        back = [m for m in migrations if m["dest_compute"] == host]
+        assert [(m["migration_type"], m["status"], m["source_compute"]) for m in back] == [
+            ("live-migration", "completed", region.drain_targets[rec["vm_id"]])], migrations
+        assert len(migrations) == 2, migrations  # the drain's and the failback's
+        _add_migration(region, rec["vm_id"], back[0])
+    assert _host_of(region, region.pinned) == region.pinned_on and len(_migrations(region, region.pinned)) == 1
+    assert _host(region)["state"] == "ok"
     assert region.states_seen == ["draining", "drain_incomplete", "maintenance", "restoring", "ok"], \
         region.states_seen
-    region.timeline.print("drain timeline")
+    region.timeline.print("drain and failback timeline")

@@ -4,7 +4,8 @@ A ``Failure`` describes one failed attempt: an error answer of a call (``origin`
 HTTP status, our ``cloud_code`` and Nova's message), a migration record that ended badly
 (``origin`` "migration": its status and the leftovers found on the target afterwards), a
 migration that outlived the lifecycle timeout ("timeout") or one that "completed" with
-the VM elsewhere ("outcome"). ``RULES`` is read top to bottom: the first matching row
+the VM elsewhere ("outcome"), or one whose target died meanwhile ("target_down").
+``RULES`` is read top to bottom: the first matching row
 names the error and gives its class; the cleanups of *every* matching row are done (a
 failed attempt can leave a port binding and a volume attachment behind at once).
 """
@@ -30,6 +31,7 @@ INACTIVE_BINDING = "inactive_port_binding"
 STALE_ATTACHMENT = "stale_volume_attachment"
 
 CALL, MIGRATION, TIMEOUT, OUTCOME = "call", "migration", "timeout", "outcome"
+TARGET_DOWN = "target_down"  # the target's compute service went down while the migration ran
 
 
 @dataclasses.dataclass(frozen=True)
@@ -92,6 +94,7 @@ RULES = (
     Rule("volume_still_attached", RETRY_AFTER_CLEANUP, (DELETE_STALE_VOLUME_ATTACHMENTS,),
          pattern=r"invalid volume|is still attached"),
     # Never insist.
+    Rule("target_down", FATAL, origin=TARGET_DOWN),
     Rule("migration_timeout", FATAL, origin=TIMEOUT),
     Rule("wrong_host_after_migration", FATAL, origin=OUTCOME),
     Rule("source_service_in_use", FATAL, status_codes=_4XX, cloud_codes=("service_in_use",)),

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import datetime
 import threading
+from typing import Optional
 import uuid
 
 from oslo_log import log as logging
@@ -42,6 +43,7 @@ from keyvrm.executor.settings import ExecutorSettings  # noqa: F401 (the contrac
 from keyvrm.executor import watch
 from keyvrm.lifecycle import states
 from keyvrm.lifecycle import tracker
+from keyvrm.model import snapshot as m
 from keyvrm.model import states as model_states
 
 LOG = logging.getLogger(__name__)
@@ -387,7 +389,10 @@ class _Run:
         try:
             migration = watch.poll_migration(self.cloud, migration_id, self.clock,
                                              self.settings.poll_interval_s, self._deadline_s(),
-                                             server_id=self.rec["vm_id"])
+                                             server_id=self.rec["vm_id"], abandon=self._abandon)
+        except watch.Abandoned as given_up:
+            self._give_place_back()
+            return self._abandoned(attempt, migration_id, given_up, started)
         except errors.DriverError as error:
             self._give_place_back()
             return classify.Failure(classify.MIGRATION, "migration %s: %s" % (migration_id, error),
@@ -410,6 +415,40 @@ class _Run:
         return classify.Failure(classify.MIGRATION, "%s to %s ended %s" % (
             migration.migration_type, target, migration.status),
             migration_status=migration.status, leftovers=found)
+
+    def _abandon(self) -> Optional[watch.Abandoned]:
+        """Why to stop following the migration now, between two polls, or None.
+
+        An operator's cancel request or unlock of the VM takes effect at once; a target
+        whose compute service is down (or forced down) will not finish the migration.
+        """
+        request = journal.cancel_request(db_api.list_operations(self.db, self.rec["id"]))
+        if request:
+            return watch.Abandoned(watch.CANCEL, request)
+        if not self._holds_lock():
+            return watch.Abandoned(watch.UNLOCKED, "the VM was unlocked (openstack keyvrm vm unlock)")
+        target = self.rec["target_host"]
+        try:
+            service = self.cloud.get_service(target)
+        except errors.DriverError:
+            return None  # unknown: the migration's own end or the timeout decides
+        if service.forced_down or service.state != m.SERVICE_UP:
+            return watch.Abandoned(watch.TARGET_DOWN, "the compute service of the target %s is %s" % (
+                target, "forced down" if service.forced_down else service.state))
+        return None
+
+    def _abandoned(self, attempt, migration_id, given_up, started):
+        """End a run whose migration is no longer followed (see ``_abandon``)."""
+        last = given_up.last
+        seen = "migration %s left %s" % (migration_id, last.status if last is not None else "unread")
+        if given_up.kind == watch.TARGET_DOWN:
+            return classify.Failure(classify.TARGET_DOWN, "%s: %s" % (given_up.reason, seen),
+                                    migration_status=last.status if last is not None else None)
+        if given_up.kind == watch.UNLOCKED:
+            self.journal.write(model_states.OperationKind.CANCEL, attempt, "%s; %s" % (given_up.reason, seen),
+                               started_s=started)
+            return self._set_status(model_states.RecommendationStatus.CANCELLED, given_up.reason)
+        return self._cancel(attempt, "%s; %s (Nova may still finish it)" % (given_up.reason, seen), started)
 
     # --- endings ----------------------------------------------------------------------------
     def _succeeded(self, attempt, vm, started):

@@ -33,8 +33,22 @@ def wait_interval(clock, interval_s, deadline_s) -> bool:
     return True
 
 
-def _poll(read, settled, what, clock, interval_s, deadline_s):
-    """Call ``read`` each interval until ``settled(result)``; (last result, settled?)."""
+class Abandoned(Exception):
+    """A wait given up before its end: ``kind`` (``CANCEL``, ``UNLOCKED``, ``TARGET_DOWN``) and why."""
+
+    def __init__(self, kind, reason, last=None):
+        super().__init__(reason)
+        self.kind, self.reason, self.last = kind, reason, last
+
+
+CANCEL, UNLOCKED, TARGET_DOWN = "cancel", "unlocked", "target_down"
+
+
+def _poll(read, settled, what, clock, interval_s, deadline_s, abandon=None):
+    """Call ``read`` each interval until ``settled(result)``; (last result, settled?).
+
+    ``abandon()`` is asked after each unsettled read: an ``Abandoned`` it returns is raised.
+    """
     last = None
     while True:
         try:
@@ -45,18 +59,24 @@ def _poll(read, settled, what, clock, interval_s, deadline_s):
             if not _transient(error):
                 raise
             LOG.warning("%s: poll unanswered (%s); polling on", what, error)
+        given_up = abandon() if abandon is not None else None
+        if given_up is not None:
+            given_up.last = last
+            raise given_up
         if not wait_interval(clock, interval_s, deadline_s):
             return last, False
 
 
-def poll_migration(cloud, migration_id, clock, interval_s, deadline_s, server_id=None) -> Optional[m.Migration]:
+def poll_migration(cloud, migration_id, clock, interval_s, deadline_s, server_id=None,
+                   abandon=None) -> Optional[m.Migration]:
     """The migration record of ``server_id`` once it is final; None if the deadline comes first.
 
-    ``NotFoundInCloud`` (the record vanished) and other non-transient errors propagate.
+    ``NotFoundInCloud`` (the record vanished) and other non-transient errors propagate, as
+    does the ``Abandoned`` that ``abandon()`` returns between polls.
     """
     migration, final = _poll(lambda: cloud.get_migration(migration_id, server_id),
                              lambda mig: mig.status in FINAL, "migration %s" % migration_id,
-                             clock, interval_s, deadline_s)
+                             clock, interval_s, deadline_s, abandon)
     return migration if final else None
 
 

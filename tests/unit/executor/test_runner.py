@@ -346,3 +346,57 @@ def test_evacuation_of_a_source_keyvrm_did_not_fence_is_cancelled_and_nothing_mo
     reason = db_api.get_recommendation(sqlite_db, rec_id)["reason"]
     assert reason == "source %s is not fenced (KeyVRM state ok): it is not evacuated" % h.SOURCE
     assert not db_api.get_vm_state(sqlite_db, vm.id)["locked"]
+
+
+class _DuringFollow(SimCloudDriver):
+    """The sim cloud that calls ``on_poll()`` at its ``at``-th read of the migration record."""
+
+    def __init__(self, region, on_poll, at=2):
+        super().__init__(region)
+        self.on_poll, self.at, self.polls = on_poll, at, 0
+
+    def get_migration(self, migration_id, server_id=None):
+        self.polls += 1
+        if self.polls == self.at:
+            self.on_poll()
+        return super().get_migration(migration_id, server_id)
+
+
+def test_a_target_that_dies_mid_migration_ends_the_run_at_once_not_at_the_migrating_timeout(sqlite_db):
+    region = h.small_region()
+    vm = h.vm_on(region, h.SOURCE)
+    faults.migration_stuck(region, {"count": 1})  # Nova's record stays accepted, as on a real dead target
+    _, rec_id = h.recommendation(sqlite_db, "live_migrate", vm.id)
+    cloud = _DuringFollow(region, lambda: h.source_down(region, h.TARGET))
+    clock = h.RegionClock(region)
+    status = runner.run_recommendation(sqlite_db, cloud, rec_id, clock=clock, settings=h.SETTINGS)
+    assert status == "failed"
+    assert clock.slept_s < h.TIMEOUTS_S["migrating"] / 10  # a few polls, not the 6 h of the migrating timeout
+    ops = db_api.list_operations(sqlite_db, rec_id)
+    assert ops[-1]["kind"] == "error" and "target_down is not worth retrying" in ops[-1]["message"]
+    assert "compute service of the target %s is forced down" % h.TARGET in ops[-1]["error"]
+    assert not db_api.get_vm_state(sqlite_db, vm.id)["locked"]  # the dead target is busy with nothing
+    assert db_api.busy_set(sqlite_db).hosts == frozenset()
+
+
+def test_a_cancel_or_an_unlock_during_a_stuck_migration_takes_effect_at_the_next_poll(sqlite_db):
+    for act in ("cancel", "unlock"):
+        region = h.small_region()
+        vm = h.vm_on(region, h.SOURCE)
+        faults.migration_stuck(region, {"count": 1})
+        _, rec_id = h.recommendation(sqlite_db, "live_migrate", vm.id)
+
+        def operator(rec_id=rec_id, vm_id=vm.id, act=act):
+            if act == "cancel":
+                db_api.request_recommendation_cancel(sqlite_db, rec_id, "bob")
+            else:
+                db_api.force_unlock_vm(sqlite_db, vm_id, "bob")
+
+        clock = h.RegionClock(region)
+        status = runner.run_recommendation(sqlite_db, _DuringFollow(region, operator), rec_id, clock=clock,
+                                           settings=h.SETTINGS)
+        assert status == "cancelled", act
+        assert clock.slept_s < h.TIMEOUTS_S["migrating"] / 10, act
+        last = db_api.list_operations(sqlite_db, rec_id)[-1]
+        assert last["kind"] == "cancel" and "migration 1 left" in last["message"], act
+        assert not db_api.get_vm_state(sqlite_db, vm.id)["locked"], act

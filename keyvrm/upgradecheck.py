@@ -33,9 +33,13 @@ def _catalog_service_types(conf) -> set:
     """Service types in the Keystone catalog the [cloud] credentials see."""
     from keyvrm.drivers.cloud import openstack as openstack_driver
     connection = openstack_driver.connection_from_conf(conf)
-    if connection.session.auth is None:
-        raise LookupError("no credentials: set [cloud] auth_type and its options (or [harvest] cloud)")
-    access = connection.session.auth.get_access(connection.session)
+    auth = connection.session.auth
+    if auth is None or not hasattr(auth, "get_access"):
+        # no Keystone (noauth endpoints, a token-less plugin): there is no catalog to read
+        raise LookupError("no Keystone catalog with these [cloud] credentials (auth type %s): set [cloud] "
+                          "auth_type = password and its options to check for rival services"
+                          % (type(auth).__name__ if auth is not None else "none"))
+    access = auth.get_access(connection.session)
     return {entry.get("type") for entry in access.service_catalog.catalog}
 
 

@@ -28,6 +28,11 @@ def _aggregate_row(session, name, lock=False):
     query = sa.select(models.AggregateConfig).where(models.AggregateConfig.name == name)
     row = session.execute(query.with_for_update() if lock else query).scalar_one_or_none()
     if row is None:
+        if session.execute(sa.select(models.RegionData.id).limit(1)).first() is None:
+            raise exception.NotFound(
+                f"aggregate {name!r} is not known to KeyVRM yet: it learns the aggregates from Nova at its first"
+                " cycle, and none has run; run one now (openstack keyvrm cycle run, POST /v1/cycles) or wait"
+                " for the next one (the business config's period)")
         raise exception.NotFound(f"aggregate {name!r} is not known to KeyVRM")
     return row
 

@@ -8,9 +8,26 @@ import sqlalchemy as sa
 
 from keyvrm.db import models
 from keyvrm.db import sqlite
+from keyvrm import exception
+
+# The Python driver each URL dialect needs, and how to install it.
+DRIVER_PACKAGES = {"psycopg2": "pip install 'keyvrm[postgresql]' (psycopg2-binary)",
+                   "pymysql": "pip install PyMySQL"}
 
 
 utcnow = models.utcnow
+
+
+def check_driver(connection_url) -> None:
+    """Refuse, naming ``[database] connection`` and the package, a URL whose Python driver is not installed."""
+    try:
+        url = sa.engine.make_url(connection_url)
+        url.get_dialect().import_dbapi()
+    except ImportError as error:
+        driver = getattr(error, "name", None) or str(error)
+        how = DRIVER_PACKAGES.get(driver, "install the Python driver %s" % driver)
+        raise exception.InvalidField("[database] connection", "the database driver of %s:// is not installed"
+                                     " (%s): %s" % (url.drivername, driver, how)) from None
 
 
 class _Context:
@@ -21,6 +38,7 @@ class Database:
     """One database (a URL): engines and transactions through oslo.db's enginefacade."""
 
     def __init__(self, connection_url, clock=None, **engine_options):
+        check_driver(connection_url)
         self.url = connection_url
         self.clock = clock
         self._facade = enginefacade.transaction_context()

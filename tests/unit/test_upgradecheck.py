@@ -1,5 +1,7 @@
 """keyvrm-status upgrade check: each check's verdict on a deployment's database, catalog and sources."""
 
+import types
+
 from oslo_config import cfg
 from oslo_policy import opts as policy_opts
 from oslo_upgradecheck import upgradecheck as oslo_upgradecheck
@@ -9,6 +11,7 @@ from keyvrm.cmd import status
 from keyvrm import conf as keyvrm_conf
 from keyvrm.db import api as db_api
 from keyvrm.db import migration
+from keyvrm.drivers.cloud import openstack as openstack_driver
 from keyvrm.drivers import errors
 from keyvrm.model import snapshot
 from keyvrm import upgradecheck
@@ -138,3 +141,16 @@ def test_an_ha_aggregate_the_last_cycle_found_short_of_its_reserve_warns_until_i
     assert code == Code.WARNING and details.startswith("aggregates agg-ha (reserve 1) cannot absorb")
     db_api.set_failover(db, "agg-ha", False, 1)
     assert verdicts(checks(conf))["Failover reserve of HA aggregates"] == (Code.SUCCESS, None)
+
+
+def test_a_cloud_without_keystone_says_there_is_no_catalog_to_read_not_an_attribute_error(monkeypatch):
+    class NoAuth:
+        """An auth plugin for endpoints without Keystone (it has no get_access)."""
+
+    class Connection:
+        session = types.SimpleNamespace(auth=NoAuth())
+
+    monkeypatch.setattr(openstack_driver, "connection_from_conf", lambda conf: Connection())
+    with pytest.raises(LookupError, match=r"no Keystone catalog with these \[cloud\] credentials "
+                                          r"\(auth type NoAuth\)"):
+        upgradecheck._catalog_service_types(object())

@@ -48,6 +48,8 @@ import oslo_messaging
 import requests
 
 LOG = logging.getLogger(__name__)
+# Subjects remembered so that a repeating alert is logged once; past this many the memory restarts.
+MAX_LOGGED_SUBJECTS = 10000
 
 PUBLISHER_ID = "keyvrm"
 RECOMMENDATION_ERROR = "keyvrm.recommendation.error"
@@ -100,6 +102,7 @@ class Notifier:
                         "dropped (set driver = messagingv2)")
         self._alertmanager = alertmanager_endpoint(conf.executor.alertmanager_url)
         self._timeout_s = conf.executor.alertmanager_timeout
+        self._logged = set()  # (event type, subject, reason, cleared) of the alerts logged
 
     def recommendation_error(self, payload: dict) -> None:
         """Alert that a recommendation ended ``failed`` (payload: see the module docstring)."""
@@ -121,7 +124,28 @@ class Notifier:
         """Alert that an aggregate fell short of its failover reserve, or recovered (see the module docstring)."""
         self._send(FAILOVER_CAPACITY, payload)
 
+    def _log_once(self, event_type, payload):
+        """Log the alert at WARNING (a warning) or ERROR, once per subject and reason while it repeats.
+
+        HA sends its alerts again at every run that finds the condition, as a firing
+        Prometheus alert is; the log says it once, so it is readable where no alert
+        transport is set (the first thing a new deployment has).
+        """
+        subject = (event_type, payload.get("recommendation_id") or payload.get("host") or payload.get("aggregate"),
+                   payload.get("reason_code") or payload.get("error_rule"), payload.get("cleared"))
+        if subject in self._logged:
+            return
+        if len(self._logged) >= MAX_LOGGED_SUBJECTS:
+            self._logged.clear()
+        self._logged.add(subject)
+        what = payload.get("reason") or payload.get("message") or payload.get("error") or ""
+        keys = ("aggregate", "host", "vm_id", "recommendation_id", "reason_code")
+        where = ", ".join("%s %s" % (key, payload[key]) for key in keys if payload.get(key))
+        level = logging.WARNING if event_type in _WARNINGS else logging.ERROR
+        LOG.log(level, "alert %s: %s (%s)", event_type, what, where)
+
     def _send(self, event_type, payload):
+        self._log_once(event_type, payload)
         try:
             if event_type in _WARNINGS:
                 self._notifier.warn({}, event_type, payload)

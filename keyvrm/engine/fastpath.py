@@ -8,7 +8,8 @@ then starts a FastFlow for them at once (``keyvrm.flows.fast``: their aggregates
 newest snapshot with fresh reads, not a whole-region harvest; the same decision matrix
 and the same fencing as any cycle) -- the watch itself decides nothing and fences nothing. A host that
 is still bad is not reported again, so a host that stays dead starts one cycle per signal,
-not one per look. A read that fails keeps the last known state of that signal.
+not one per look. A read that fails keeps the last known state of that signal; a source's
+outage is logged once when it begins and once when it ends, not at every look.
 """
 
 from __future__ import annotations
@@ -32,21 +33,32 @@ class FailureWatch:
         self._stale_after_s = stale_after_s
         self._down: Optional[frozenset] = None
         self._stale: Optional[frozenset] = None
+        self._unread = {}  # source -> when its reads began to fail (its outage), while they do
+
+    def _read(self, source, read):
+        """``read()``, or None when it fails: an outage of ``source`` is logged when it begins and when it ends."""
+        try:
+            value = read()
+        except errors.DriverError as error:
+            if source not in self._unread:
+                self._unread[source] = self._clock.time()
+                LOG.warning("fast path: %s not read (%s); keeping the last known states until they are "
+                            "read again (logged once per outage)", source, error)
+            return None
+        began = self._unread.pop(source, None)
+        if began is not None:
+            LOG.warning("fast path: %s read again after %.0f s", source, self._clock.time() - began)
+        return value
 
     def _services_down(self) -> Optional[frozenset]:
-        try:
-            return frozenset(s.host for s in self._cloud.list_compute_services() if not s.is_up)
-        except errors.DriverError as error:
-            LOG.warning("fast path: compute services not read (%s); keeping the last known states", error)
-            return None
+        services = self._read("compute services", self._cloud.list_compute_services)
+        return None if services is None else frozenset(s.host for s in services if not s.is_up)
 
     def _heartbeats_stale(self) -> Optional[frozenset]:
         if self._heartbeat is None:
             return None
-        try:
-            beats = self._heartbeat.last_heartbeats()
-        except errors.DriverError as error:
-            LOG.warning("fast path: heartbeats not read (%s); keeping the last known states", error)
+        beats = self._read("heartbeats", self._heartbeat.last_heartbeats)
+        if beats is None:
             return None
         now_s = self._clock.time()
         return frozenset(host for host, at_s in beats.items() if now_s - at_s > self._stale_after_s)

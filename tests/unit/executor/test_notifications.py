@@ -2,6 +2,7 @@
 
 import http.server
 import json
+import logging
 import threading
 import time
 
@@ -142,3 +143,21 @@ def test_alertmanager_endpoint_appends_the_v2_path_once():
     assert notifications.alertmanager_endpoint("http://am:9093/") == "http://am:9093/api/v2/alerts"
     assert notifications.alertmanager_endpoint("http://am:9093/api/v2/alerts") == \
         "http://am:9093/api/v2/alerts"
+
+
+def test_a_repeating_alert_is_logged_once_at_its_level_even_where_alerts_go_nowhere(conf, fake_bus, caplog):
+    transport, _ = fake_bus
+    notifier = notifications.Notifier(conf, transport, driver="noop")
+    warning = {"aggregate": "agg-1", "host": "cmp-3", "reason_code": "host_alive_service_down",
+               "reason": "nova-compute of cmp-3 is down but its heartbeat is fresh"}
+    with caplog.at_level(logging.WARNING, logger=notifications.__name__):
+        for _ in range(5):  # every HA run that finds it sends it again
+            notifier.ha_warning(dict(warning))
+        notifier.recommendation_error({"recommendation_id": "rec-1", "vm_id": "vm-1", "error_rule": "refused",
+                                       "reason": "refused is not worth retrying"})
+    lines = [(r.levelno, r.getMessage()) for r in caplog.records if r.getMessage().startswith("alert ")]
+    assert lines == [
+        (logging.WARNING, "alert keyvrm.ha.warning: nova-compute of cmp-3 is down but its heartbeat is fresh"
+                          " (aggregate agg-1, host cmp-3, reason_code host_alive_service_down)"),
+        (logging.ERROR, "alert keyvrm.recommendation.error: refused is not worth retrying"
+                        " (vm_id vm-1, recommendation_id rec-1)")]

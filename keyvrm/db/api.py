@@ -109,6 +109,7 @@ request_recommendation_cancel = recommendations.request_recommendation_cancel
 recent_moves = recommendations.recent_moves
 recent_failed_migrations = recommendations.recent_failed_migrations
 moved_off = recommendations.moved_off
+recent_moved_hosts = recommendations.recent_moved_hosts
 
 # snapshots
 STORED_WHOLE = snapshots.STORED_WHOLE

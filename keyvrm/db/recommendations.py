@@ -178,6 +178,26 @@ def recent_moves(db, since):
                             (states.RecommendationAction.LIVE_MIGRATE, states.RecommendationAction.EVACUATE))
 
 
+def recent_moved_hosts(db, since) -> dict:
+    """Hosts a live migration or evacuation KeyVRM made left or reached since ``since``: {host: latest finished_at}.
+
+    LB does not plan from metrics whose window overlaps such a move (they predate it).
+    """
+    rec = models.Recommendation
+    moves = (states.RecommendationAction.LIVE_MIGRATE, states.RecommendationAction.EVACUATE)
+    found = {}
+    with db.reader() as session:
+        for column in (rec.source_host, rec.target_host):
+            query = (sa.select(column, sa.func.max(rec.finished_at))
+                     .where(rec.status == states.RecommendationStatus.SUCCEEDED, rec.action.in_(moves),
+                            rec.finished_at >= since, column.is_not(None))
+                     .group_by(column))
+            for host, at in session.execute(query):
+                if host not in found or at > found[host]:
+                    found[host] = at
+    return found
+
+
 def recent_failed_migrations(db, since):
     """Live migrations that ended ``failed`` since ``since``: {(vm_id, target_host): latest finished_at}.
 

@@ -104,7 +104,9 @@ class PlanBalancing(steps.FlowTask):
                                           failover_max_k=res.conf.failover_max_k,
                                           max_moves_per_host=lb_planning.move_cap(
                                               res.conf.executor.max_concurrent_per_host),
-                                          overloaded_runs=screen.overloaded_runs(res.db, agg_config))
+                                          overloaded_runs=screen.overloaded_runs(res.db, agg_config),
+                                          moved_hosts={host: runner.as_posix(at) for host, at in
+                                                       db_api.recent_moved_hosts(res.db, since).items()})
         return record_plan(res, cycle_id, snapshot_id, snapshot.taken_at, plan, app_config, agg_config)
 
 

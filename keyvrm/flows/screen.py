@@ -65,6 +65,7 @@ class CycleView:
     with_events: set  # (aggregate, kind) that have an event in this cycle
     recent_moves: dict
     recent_failures: dict
+    moved_hosts: dict  # host -> when (POSIX) KeyVRM's last move off or onto it ended, within the cool-down
 
     @classmethod
     def read(cls, db, cycle_id, app_config, busy, now_s) -> "CycleView":
@@ -77,7 +78,8 @@ class CycleView:
             with_events={(e["aggregate_name"], e["kind"]) for e in db_api.list_events(db, cycle_id=cycle_id)},
             recent_moves={vm: runner.as_posix(at) for vm, at in db_api.recent_moves(db, since).items()},
             recent_failures={move: runner.as_posix(at)
-                             for move, at in db_api.recent_failed_migrations(db, since).items()})
+                             for move, at in db_api.recent_failed_migrations(db, since).items()},
+            moved_hosts={host: runner.as_posix(at) for host, at in db_api.recent_moved_hosts(db, since).items()})
 
 
 def failover_of(view: CycleView, snapshot, agg_config, *, max_k, stale_after_s, max_rejected_hosts, cache=None):
@@ -144,7 +146,7 @@ def screen_lb(db, view: CycleView, snapshot, agg_config, *, max_rejected_hosts, 
                                       now_s=now_s, max_rejected_hosts=max_rejected_hosts,
                                       heartbeat_stale_after_s=stale_after_s, failover_max_k=failover_max_k,
                                       max_moves_per_host=max_moves_per_host,
-                                      overloaded_runs=overloaded_runs(db, agg_config))
+                                      overloaded_runs=overloaded_runs(db, agg_config), moved_hosts=view.moved_hosts)
     quiet = not plan.moves and not plan.is_error and reasons.state_of(plan.reasons) == states.EventState.HEALTHY \
         and reasons.nothing_to_do(plan.reasons)
     return LBScreen(outcome=outcome_of(aggregate, "LB", plan.reasons, now_s)) if quiet else LBScreen(plan=plan)

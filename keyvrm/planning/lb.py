@@ -816,7 +816,7 @@ def plan_balancing(snapshot, app_config, agg_config, busy: m.BusySet = m.BusySet
                    index=None, filter_options=None, max_rejected_hosts: Optional[int] = None,
                    heartbeat_stale_after_s: Optional[float] = None,
                    failover_max_k: int = failover.MAX_SEARCHED_K,
-                   overloaded_runs: Optional[dict] = None) -> Plan:
+                   overloaded_runs: Optional[dict] = None, moved_hosts: Optional[dict] = None) -> Plan:
     """Plan the live migrations of one aggregate's LB run (period check excluded).
 
     ``recent_moves`` maps VM id to when KeyVRM last moved it; such a VM stays put until
@@ -837,7 +837,9 @@ def plan_balancing(snapshot, app_config, agg_config, busy: m.BusySet = m.BusySet
     aggregate's ``lb_min_gain``). ``overloaded_runs`` maps a host to how many consecutive LB
     runs before this one found it overloaded (``overload_streaks``): a host overloaded in
     fewer than ``lb_persistence`` consecutive runs, this one included, is not relieved yet
-    (``lb_imbalance_pending``, with its count).
+    (``lb_imbalance_pending``, with its count). ``moved_hosts`` maps a host to when KeyVRM's
+    last move off or onto it ended: within the metrics window it is neither a source nor a
+    target (``metrics_settling``, see ``settling_hosts``).
     """
     failed = [name for name in PLANNED_FROM if not snapshot.source_ok(name)]
     if failed:
@@ -851,12 +853,26 @@ def plan_balancing(snapshot, app_config, agg_config, busy: m.BusySet = m.BusySet
             refused[vm_id].add(target)
     index = index or snapshot.index()
     unfit = ha_planning.unfit_targets(snapshot, app_config, agg_config.name, heartbeat_stale_after_s, index)
+    settling = settling_hosts(snapshot, moved_hosts)
+    unfit = dict(unfit, **{host: reasons.METRICS_SETTLING for host in settling if host not in unfit})
     if min_improvement_pct is None:
         min_improvement_pct = agg_config.lb_min_gain
     with gc_pause.cycle_collection_paused():
         return _plan_balancing(snapshot, app_config, agg_config, busy, cooled, refused, unfit,
                                min_improvement_pct, max_moves_per_host, index, filter_options,
-                               max_rejected_hosts, failover_max_k, overloaded_runs or {})
+                               max_rejected_hosts, failover_max_k, overloaded_runs or {}, settling)
+
+
+def settling_hosts(snapshot, moved_hosts: Optional[dict]) -> dict:
+    """Hosts a move left or reached within the snapshot's metrics window: {host: seconds before the snapshot}.
+
+    ``moved_hosts`` maps a host to when (POSIX) KeyVRM's last move off or onto it ended.
+    Their metrics average a window that began before that move: they show the host as it
+    was, so LB neither relieves nor fills it until metrics taken after the move.
+    """
+    window = snapshot.metrics_window_s
+    return {host: snapshot.taken_at - at for host, at in (moved_hosts or {}).items()
+            if snapshot.taken_at - window < at}
 
 
 def _source_error(snapshot, name):
@@ -866,7 +882,7 @@ def _source_error(snapshot, name):
 
 def _plan_balancing(snapshot, app_config, agg_config, busy, cooled, refused, unfit,
                     min_improvement_pct, max_moves_per_host, index, filter_options,
-                    max_rejected_hosts, failover_max_k, overloaded_runs) -> Plan:
+                    max_rejected_hosts, failover_max_k, overloaded_runs, settling) -> Plan:
     ctx = build_context(snapshot, agg_config.name, app_config.nova_filters, busy, index,
                         filter_options, unfit_hosts=unfit)
     loads = {h.name: scoring.demand_load(h, ctx.vms_by_host[h.name]) for h in ctx.hosts}
@@ -888,11 +904,14 @@ def _plan_balancing(snapshot, app_config, agg_config, busy, cooled, refused, unf
     causes = {}
     for h in ctx.hosts:
         why = overload_causes(balancer.loads[h.name], balancer.scores[h.name], agg_config)
-        if why:
+        if why and h.name in settling:
+            found.append(reasons.metrics_settling(h.name, settling[h.name], snapshot.metrics_window_s))
+        elif why:
             causes[h.name] = why
     if not causes:
-        return Plan((), tuple(found + [reasons.no_overload(
-            aggregate, agg_config.lb_overload_threshold, agg_config.lb_ceilings)]))
+        waiting = any(r.code == reasons.METRICS_SETTLING for r in found)  # overloaded, but its metrics predate a move
+        return Plan((), tuple(found + ([] if waiting else [reasons.no_overload(
+            aggregate, agg_config.lb_overload_threshold, agg_config.lb_ceilings)])))
     worst = sorted(causes, key=lambda n: (-max(v - limit for _, v, limit in causes[n]), n))
     runs = {n: overloaded_runs.get(n, 0) + 1 for n in worst}
     waiting = [n for n in worst if runs[n] < agg_config.lb_persistence]

@@ -51,6 +51,8 @@ SOURCE_FAILED = "source_failed"  # LB: Nova or Placement failed this cycle, noth
 LB_NO_TARGET = "lb_no_target"  # LB found overloaded hosts and could relieve none of them
 # LB: hosts overloaded in fewer consecutive runs than the aggregate's lb_persistence: not relieved yet
 LB_IMBALANCE_PENDING = "lb_imbalance_pending"
+# LB: a host a move left or reached within the metrics window: its metrics predate the move
+METRICS_SETTLING = "metrics_settling"
 # An operator's drain of a host: what it plans, and how it ended
 DRAIN = "drain"
 DRAINED = "drained"  # every VM left the host: maintenance
@@ -69,7 +71,7 @@ ERROR_CODES = frozenset({NO_FENCER, FENCING_IMPOSSIBLE, MIXED_HUGEPAGES, MASS_FA
 # Runs with only these reasons had nothing to do: recorded on the cycle, not as events (the
 # aggregate's event history keeps the runs that acted or that an operator should read).
 NOTHING_TO_DO_CODES = frozenset({LB_TOO_EARLY, HA_ACTED, NO_OVERLOAD, NO_FAILURE, ALREADY_HANDLED,
-                                 FILTER_INPUT_UNKNOWN, SOURCE_FAILED, LB_IMBALANCE_PENDING})
+                                 FILTER_INPUT_UNKNOWN, SOURCE_FAILED, LB_IMBALANCE_PENDING, METRICS_SETTLING})
 # Alerts: nothing was done, but an operator should look (the event ends at least ``warning``).
 WARNING_CODES = frozenset({HOST_ALIVE_SERVICE_DOWN, HEARTBEAT_PATH_BROKEN, INSUFFICIENT_EVIDENCE,
                            ENGINE_LOST_DATABASE, LB_NO_TARGET, INSUFFICIENT_FAILOVER_CAPACITY, DRAIN_INCOMPLETE})
@@ -194,6 +196,13 @@ def overloaded(aggregate: str, causes) -> list:
         len(causes), "" if len(causes) == 1 else "s", aggregate), details=(("hypervisors", len(causes)),))
     return [count] + [Reason(OVERLOADED, "%s %s" % (host, ", ".join(overload_cause(*cause) for cause in why)),
                              host=host, details=_overload_figures(why)) for host, why in causes]
+
+
+def metrics_settling(host: str, moved_s_before: float, window_s: float) -> Reason:
+    """LB leaves ``host`` alone: a move left or reached it ``moved_s_before`` seconds before the snapshot."""
+    return Reason(METRICS_SETTLING, "%s: a VM moved %s it %.0f s before these metrics, which average the last %.0f s:"
+                  " LB waits for metrics taken after the move" % (host, "off or onto", moved_s_before, window_s),
+                  host=host, details=(("moved_s_before", round(moved_s_before, 1)), ("window_s", window_s)))
 
 
 def imbalance_pending(aggregate: str, waiting, persistence: int) -> list:

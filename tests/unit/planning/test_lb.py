@@ -302,3 +302,21 @@ def test_lb_min_gain_of_the_aggregate_refuses_moves_that_narrow_the_gap_less():
 def test_a_plan_touches_a_host_at_most_as_often_as_the_executor_runs_migrations_to_it():
     assert lb.move_cap(10) == lb.DEFAULT_MAX_MOVES_PER_HOST
     assert lb.move_cap(2) == 2 and lb.move_cap(0) == 1
+
+
+def test_hosts_a_move_touched_within_the_metrics_window_are_neither_relieved_nor_filled():
+    hosts, vms = _cpu_hot_region()
+    snap = b.snapshot(hosts, vms)  # metrics averaged over 300 s
+    just_filled = lb.plan_balancing(snap, AppConfig(), b.agg_config(), m.BusySet(),
+                                    moved_hosts={"cool": snap.taken_at - 17})
+    assert just_filled.moves == ()
+    (stuck,) = [r for r in just_filled.reasons if r.code == reasons.NO_TARGET]
+    assert stuck.rejected_hosts == (("cool", reasons.METRICS_SETTLING, 3),)
+    just_relieved = lb.plan_balancing(snap, AppConfig(), b.agg_config(), m.BusySet(),
+                                      moved_hosts={"hot": snap.taken_at - 17})
+    assert just_relieved.moves == () and [r.code for r in just_relieved.reasons] == [reasons.METRICS_SETTLING]
+    assert reasons.nothing_to_do(just_relieved.reasons)
+    assert "17 s before these metrics, which average the last 300 s" in just_relieved.reasons[0].message
+    settled = lb.plan_balancing(snap, AppConfig(), b.agg_config(), m.BusySet(),
+                                moved_hosts={"hot": snap.taken_at - 301, "cool": snap.taken_at - 301})
+    assert [(mv.source, mv.target) for mv in settled.moves] == [("hot", "cool")]

@@ -341,6 +341,10 @@ class OrderedPass:
 def ordered_pass(ctx, vms, excluded_hosts, avoid_targets, max_rejected_hosts=None) -> OrderedPass:
     """Place ``vms`` in order (SPEC 5.4), each on the passing host with most free RAM.
 
+    A member of a soft-anti-affinity (soft-affinity) group goes first to the passing host
+    with the fewest (most) of its group's members, as Nova's soft weighers place it
+    (``_soft_group_target``); the emptiest host does not take the whole group.
+
     Each placement is counted before the next. Candidates sit in a heap keyed by free
     RAM; an entry whose host's free RAM changed since it was pushed is refreshed when
     popped, so each VM examines only the hosts it needs (all of them only when it finds
@@ -361,7 +365,10 @@ def ordered_pass(ctx, vms, excluded_hosts, avoid_targets, max_rejected_hosts=Non
         requests[vm.id] = request
         avoid = avoid_targets.get(vm.id)
         target, rejected, examined = None, [], []
-        while heap:
+        soft = _soft_group(selector, vm)
+        if soft is not None:  # Nova weighs these hosts by the group's members first (a linear pass)
+            target, rejected = _soft_group_target(ctx, vm, request, soft, heap, avoid)
+        while heap and soft is None:
             neg_free, name = heapq.heappop(heap)
             current = -states.free_of(name, m.MEMORY_MB)
             if current != neg_free:
@@ -384,6 +391,34 @@ def ordered_pass(ctx, vms, excluded_hosts, avoid_targets, max_rejected_hosts=Non
         ledger.move(vm, request.resources, target, release=ledger.location(vm.id) not in excluded_hosts)
         targets[vm.id] = target
     return OrderedPass(targets, requests, left_over)
+
+
+def _soft_group(selector, vm):
+    """``vm``'s server group when its policy is soft (soft-affinity, soft-anti-affinity), else None."""
+    group = selector.server_groups.get(vm.server_group_id)
+    return group if group is not None and group.policy in (m.SOFT_AFFINITY, m.SOFT_ANTI_AFFINITY) else None
+
+
+def _soft_group_target(ctx, vm, request, group, heap, avoid):
+    """(target, rejections) of a member of a soft group, as Nova's soft weighers place it.
+
+    Nova's ``ServerGroupSoftAntiAffinityWeigher`` (``SoftAffinityWeigher``) prefers hosts
+    with fewer (more) of the group's members; between equals its RAM weigher prefers the
+    most free RAM. The members counted are where this plan and the region put them.
+    """
+    states = ctx.ledger.hosts
+    on_host = collections.Counter(ctx.ledger.location(member) for member in group.members if member != vm.id)
+    sign = 1 if group.policy == m.SOFT_ANTI_AFFINITY else -1
+    order = sorted((sign * on_host.get(name, 0), -states.free_of(name, m.MEMORY_MB), name) for _, name in heap)
+    rejected = []
+    for _, _, name in order:
+        if name == avoid:
+            continue
+        why = ctx.selector.host_rejection(request, name)
+        if why is None:
+            return name, rejected
+        rejected.append((name, why))
+    return None, rejected
 
 
 def _place(ctx, vms, excluded_hosts, ha_round, avoid_targets, max_rejected_hosts=None):

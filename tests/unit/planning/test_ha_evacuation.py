@@ -164,3 +164,21 @@ def test_hosts_without_heartbeat_data_stay_targets():
     quiet = b.host("quiet", heartbeat_age_s=None)
     plan = _plan([_dead(), quiet], [b.vm("v0", DEAD)], heartbeat_stale_after_s=60)
     assert plan.target_of("v0") == "quiet"
+
+
+def _soft_group_plan(policy):
+    hosts = [_dead(), b.host("empty", ram_mb=131072), b.host("a", ram_mb=131072, used_ram_mb=65536),
+             b.host("b", ram_mb=131072, used_ram_mb=65536)]
+    group = m.ServerGroup("g", "web", policy, members=("w1", "w2", "w3"))
+    vms = [b.vm(v, DEAD, ram_mb=4096, server_group_id="g") for v in ("w1", "w2", "w3")]
+    return _plan(hosts, vms, [group])
+
+
+def test_soft_anti_affinity_members_are_spread_as_novas_weigher_would_not_piled_on_the_emptiest_host():
+    plan = _soft_group_plan(m.SOFT_ANTI_AFFINITY)
+    assert sorted(mv.target for mv in plan.moves) == ["a", "b", "empty"]  # by free RAM alone: all on empty
+
+
+def test_soft_affinity_members_are_kept_together():
+    plan = _soft_group_plan(m.SOFT_AFFINITY)
+    assert [mv.target for mv in plan.moves] == ["empty"] * 3

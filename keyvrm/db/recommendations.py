@@ -3,6 +3,7 @@
 import uuid
 
 import sqlalchemy as sa
+from sqlalchemy import orm
 
 from keyvrm.db import common
 from keyvrm.db import models
@@ -59,13 +60,45 @@ def _recommendation_dict(row):
     return {c.name: getattr(row, c.name) for c in models.Recommendation.__table__.columns}
 
 
-def get_recommendation(db, rec_id):
-    """One recommendation as a dict of its columns (``NotFound`` if there is none)."""
+def get_recommendation(db, rec_id, latest_operation=False):
+    """One recommendation as a dict of its columns (``NotFound`` if there is none).
+
+    ``latest_operation``: also its newest journal line (see ``page_recommendations``).
+    """
+    if latest_operation:
+        query = _with_latest_operation(sa.select(models.Recommendation)).where(models.Recommendation.id == rec_id)
+        with db.reader() as session:
+            found = session.execute(query).first()
+            if found is None:
+                raise exception.NotFound(f"recommendation {rec_id} not found")
+            return _with_latest(*found)
     with db.reader() as session:
         row = session.get(models.Recommendation, rec_id)
         if row is None:
             raise exception.NotFound(f"recommendation {rec_id} not found")
         return _recommendation_dict(row)
+
+
+def _with_latest_operation(query):
+    """``query`` of recommendations that also selects each one's newest operation row (None: no journal yet).
+
+    The newest line is the one with the highest id (the journal's order); the correlated
+    subquery reads it by the operations' recommendation index, in the same statement.
+    """
+    rec, op = models.Recommendation, models.Operation
+    newer = orm.aliased(models.Operation)
+    newest_id = (sa.select(sa.func.max(newer.id)).where(newer.recommendation_id == rec.id)
+                 .correlate(rec).scalar_subquery())
+    return query.add_columns(op).outerjoin(op, op.id == newest_id)
+
+
+def _with_latest(row, operation):
+    """A recommendation's columns with ``latest_operation``: its newest journal line, or None."""
+    found = _recommendation_dict(row)
+    found["latest_operation"] = None if operation is None else {
+        "kind": operation.kind, "attempt": operation.attempt, "message": operation.message,
+        "error": operation.error, "created_at": operation.created_at}
+    return found
 
 
 def list_recommendations(db, event_id=None, status=None, created_before=None):
@@ -98,9 +131,16 @@ def busy_set(db):
     return snapshot_model.BusySet(hosts=frozenset(hosts), vms=frozenset(vms))
 
 
-def page_recommendations(db, limit, marker=None, event_id=None, status=None, vm_id=None):
-    """One page of recommendations, oldest first, optionally of one event, status or VM."""
+def page_recommendations(db, limit, marker=None, event_id=None, status=None, vm_id=None, latest_operation=False):
+    """One page of recommendations, oldest first, optionally of one event, status or VM.
+
+    ``latest_operation``: each with its newest journal line (kind, attempt, message, error,
+    created_at; None before the first), read in the page's own statement, whatever the
+    page's size (plus one statement for the ``marker`` row).
+    """
     query = sa.select(models.Recommendation)
+    if latest_operation:
+        query = _with_latest_operation(query)
     if event_id is not None:
         query = query.where(models.Recommendation.event_id == event_id)
     if status is not None:
@@ -112,6 +152,8 @@ def page_recommendations(db, limit, marker=None, event_id=None, status=None, vm_
         marker_row = common.marker_row(session, models.Recommendation, marker)
         query = common.keyset(query, models.Recommendation.created_at, models.Recommendation.id,
                               marker_row, descending=False).limit(limit)
+        if latest_operation:
+            return [_with_latest(*found) for found in session.execute(query)]
         return [common.columns(r, models.Recommendation) for r in session.execute(query).scalars()]
 
 

@@ -40,7 +40,7 @@ def test_reader_reaches_every_keyvrm_page_through_the_menu_without_change_button
     assert page.locator("#keyvrm-aggregate").count() == 1 and page.locator(CHANGE_BUTTONS).count() == 0
     manual = portal.recommendations(cloud, wait_s=60, status="manual_action")
     assert manual  # an event with recommendations an admin could run or cancel
-    portal.open_page(page, cloud, portal.EVENT % manual[0]["event_id"])
+    portal.open_page(page, cloud, portal.EVENT % manual[0]["event_id"] + "?tab=event_details__recommendations")
     screenshot(page, "lb-event")
     assert page.locator("#recommendations__row__%s" % manual[0]["id"]).count() == 1
     assert page.locator(CHANGE_BUTTONS).count() == 0

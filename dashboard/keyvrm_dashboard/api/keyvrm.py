@@ -18,8 +18,9 @@ SERVICE_TYPE = v1.SERVICE_TYPE
 # (1.2: reasons as lists, which ``reasons`` renders as text; an aggregate's own latest outcome;
 # 1.4: an aggregate's failover tolerance and whether it is below its reserve; 1.5 changes only
 # the failover endpoint, which the panels do not call; 1.6: an aggregate's LB level; 1.7: its
-# overload persistence and least gain of a move; 1.8: a host's drain).
-API_VERSION = "1.8"
+# overload persistence and least gain of a move; 1.8: a host's drain; 1.9: each recommendation with its latest
+# journal line, so the event page reads a page of them in one call).
+API_VERSION = "1.9"
 LB_KEYS = ("cpu", "ram", "net", "hugepages")
 
 
@@ -67,9 +68,13 @@ def event_get(request, event_id):
     return reasons.with_reason(keyvrmclient(request).get_event(event_id))
 
 
-def recommendation_list(request, event_id):
-    """The recommendations of one event."""
-    return keyvrmclient(request).list_recommendations(event_id=event_id)
+def recommendation_page(request, event_id, limit, marker=None):
+    """One page of an event's recommendations after ``marker``, each with its latest journal line: (items, more).
+
+    One API call: it asks for one item more than ``limit`` to know whether a page follows.
+    """
+    items = keyvrmclient(request).list_recommendations(event_id=event_id, limit=limit + 1, marker=marker)
+    return items[:limit], len(items) > limit
 
 
 def recommendation_get(request, recommendation_id):

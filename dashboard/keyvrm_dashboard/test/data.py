@@ -62,11 +62,13 @@ RECOMMENDATIONS = [
     {'id': 'rec-manual', 'event_id': 'ev-1', 'action': 'live_migrate', 'vm_id': 'vm-1', 'source_host': 'cmp-1',
      'target_host': 'cmp-3', 'ha_round': None, 'status': 'manual_action', 'load_calculation': LOAD,
      'reason': None, 'attempts': 0, 'created_at': '2026-12-04T00:10:01Z', 'updated_at': '2026-12-04T00:10:01Z',
-     'started_at': None, 'finished_at': None},
+     'started_at': None, 'finished_at': None, 'latest_operation': None},
     {'id': 'rec-done', 'event_id': 'ev-1', 'action': 'live_migrate', 'vm_id': 'vm-2', 'source_host': 'cmp-1',
      'target_host': 'cmp-4', 'ha_round': None, 'status': 'succeeded', 'load_calculation': LOAD,
      'reason': None, 'attempts': 1, 'created_at': '2026-12-04T00:10:01Z', 'updated_at': '2026-12-04T00:11:00Z',
-     'started_at': '2026-12-04T00:10:30Z', 'finished_at': '2026-12-04T00:11:00Z'},
+     'started_at': '2026-12-04T00:10:30Z', 'finished_at': '2026-12-04T00:11:00Z',
+     'latest_operation': {'kind': 'success', 'attempt': 1, 'message': 'VM on cmp-4', 'error': None,
+                          'created_at': '2026-12-04T00:11:00Z'}},
 ]
 
 OPERATIONS = [{'id': 1, 'recommendation_id': 'rec-done', 'kind': 'start', 'attempt': 1, 'message': 'started',
@@ -110,6 +112,27 @@ LB_EVENT = dict(EVENT, id='ev-3', status='completed', state='warning', reason_co
 def copied(value):
     """A deep copy, so a view that annotates an answer never changes the next test's data."""
     return copy.deepcopy(value)
+
+
+def many_recommendations(count, event_id='ev-1'):
+    """``count`` recommendations of one event as GET /v1/recommendations?event_id= gives them at 1.9.
+
+    Every third waits for the operator, every third runs (retried: its latest line is attempt
+    2's execute), the others succeeded; VM vm-NN moves from cmp-a-NN to cmp-b-NN.
+    """
+    shapes = (('manual_action', 0, None),
+              ('running', 2, {'kind': 'execute', 'attempt': 2, 'message': 'live_migrate accepted as migration 9',
+                              'error': None, 'created_at': '2026-12-04T00:12:00Z'}),
+              ('succeeded', 1, {'kind': 'success', 'attempt': 1, 'message': 'VM on target', 'error': None,
+                                'created_at': '2026-12-04T00:11:00Z'}))
+    recommendations = []
+    for index in range(count):
+        status, attempts, latest = shapes[index % 3]
+        recommendations.append(dict(copied(RECOMMENDATIONS[0]), id='rec-%02d' % index, event_id=event_id,
+                                    vm_id='vm-%02d' % index, source_host='cmp-a-%02d' % index,
+                                    target_host='cmp-b-%02d' % index, status=status, attempts=attempts,
+                                    latest_operation=copied(latest)))
+    return recommendations
 
 
 AGGREGATE_LOAD = {

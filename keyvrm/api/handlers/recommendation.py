@@ -1,5 +1,7 @@
-"""Recommendations: list by event/status, show with load calculation, run and cancel (202)."""
+"""Recommendations: list by event/status, show with load calculation (from 1.9 with the newest journal line), run
+and cancel (202)."""
 
+from keyvrm.api import microversion
 from keyvrm.api import paging
 from keyvrm.api import route
 from keyvrm.api.schemas import common
@@ -16,18 +18,25 @@ FILTERS = (
 )
 
 
+def _with_latest_operation(call):
+    """Whether the call's microversion shows each recommendation's newest journal line (1.9)."""
+    return call.version >= microversion.LATEST_OPERATION
+
+
 def list_recommendations(call):
-    """One page of recommendations, oldest first."""
+    """One page of recommendations, oldest first (from 1.9 each with its newest journal line, in the same query)."""
     q = call.query
     limit = paging.page_size(call, q)
     rows = db_api.page_recommendations(call.db, limit, marker=q.get("marker"), event_id=q.get("event_id"),
-                                       status=q.get("status"), vm_id=q.get("vm_id"))
+                                       status=q.get("status"), vm_id=q.get("vm_id"),
+                                       latest_operation=_with_latest_operation(call))
     return paging.collection(call, "recommendations", rows, limit, lambda r: r["id"])
 
 
 def show_recommendation(call, recommendation_id):
-    """One recommendation with its load calculation (LB) or HA round."""
-    return {"recommendation": db_api.get_recommendation(call.db, recommendation_id)}
+    """One recommendation with its load calculation (LB) or HA round (from 1.9 with its newest journal line)."""
+    return {"recommendation": db_api.get_recommendation(call.db, recommendation_id,
+                                                        latest_operation=_with_latest_operation(call))}
 
 
 def _accepted(call, row, method):

@@ -5,6 +5,7 @@ import pytest
 from keyvrm.db import api as db_api
 from keyvrm import exception
 from tests.unit.api import seed
+from tests.unit.db import latest_operations
 
 
 def test_pages_chain_without_gaps_or_repeats(pg_db):
@@ -43,3 +44,11 @@ def test_run_request_moves_only_a_manual_recommendation(pg_db):
         db_api.request_recommendation_run(pg_db, "rec-manual", "ada")
     kinds = [op["kind"] for op in db_api.list_recommendation_operations(pg_db, "rec-manual")]
     assert kinds == ["start"]
+
+
+def test_each_recommendation_of_a_page_carries_its_newest_journal_line(pg_db):
+    latest_operations.check_latest_lines(pg_db)
+
+
+def test_a_page_of_recommendations_with_their_latest_lines_is_one_query_whatever_its_size(pg_db):
+    latest_operations.check_one_query_per_page(pg_db)

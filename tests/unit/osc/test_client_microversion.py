@@ -57,7 +57,7 @@ def _client(url, **kwargs):
     ("1.0", "1.0", "1.0"),
     (None, None, "1.0"),  # a server older than microversions serves 1.0
     ("1.0", "1.99", v1.KNOWN_VERSIONS[-1]),
-    ("1.9", "1.10", None),
+    ("1.10", "1.11", None),
 ])
 def test_the_highest_known_version_the_server_serves_is_picked(server_min, server_max, picked):
     assert v1.pick_version(server_min, server_max) == picked
@@ -86,11 +86,11 @@ def test_a_pinned_client_sends_its_version_without_asking(seeded_db, serve_app):
 
 
 def test_a_server_serving_no_version_the_client_reads_is_a_406_naming_both_ranges(serve_app):
-    client = _client(serve_app(_version_document("1.9", "1.10")))
+    client = _client(serve_app(_version_document("1.10", "1.11")))
     with pytest.raises(v1.ClientError) as caught:
         client.get_config()
     assert caught.value.status == 406
-    assert "1.9 to 1.10" in caught.value.detail and v1.KNOWN_VERSIONS[0] in caught.value.detail
+    assert "1.10 to 1.11" in caught.value.detail and v1.KNOWN_VERSIONS[0] in caught.value.detail
 
 
 def test_a_version_the_client_cannot_read_is_refused_naming_the_argument():

@@ -1,9 +1,17 @@
-"""The recommendations table of an event page: load calculation, Run and Cancel for manual ones."""
+"""The recommendations table of an event page: where each move stands, its load calculation, Run and Cancel.
+
+Run and Cancel act on one manual recommendation (row) or on the selected ones (table),
+each after a confirmation that names every VM with its source and target (the row's
+display name) and says how many and what will happen. ``manual_action`` is drawn as a
+"waiting for operator" badge: the operator's turn, not work in progress.
+"""
 
 from django.urls import reverse
+from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext_lazy
 from horizon import tables
+from horizon.tables import base as tables_base
 
 from keyvrm_dashboard import access
 from keyvrm_dashboard.api import keyvrm
@@ -54,9 +62,63 @@ def move_text(datum):
     return '%s -> %s' % (datum['source_host'], datum.get('target_host') or _("(no target)"))
 
 
-class RunRecommendation(tables.BatchAction):
+def display_name(datum):
+    """"VM x: source -> target": how a confirmation and the result message name a recommendation."""
+    return _("VM %(vm)s: %(move)s") % {'vm': datum['vm_id'], 'move': move_text(datum)}
+
+
+# What an operator reads for each status; manual_action is the operator's turn.
+STATUS_LABELS = {'created': _("queued"), 'running': _("running"), 'manual_action': _("waiting for operator"),
+                 'succeeded': _("succeeded"), 'failed': _("failed"), 'cancelled': _("cancelled")}
+WAITING_CLASS = 'keyvrm-waiting-operator'
+
+
+def status_label(status):
+    """The status as a label: a badge for manual_action, a turning icon while it runs, else the word."""
+    label = STATUS_LABELS.get(status, status)
+    if status == states.MANUAL_ACTION:
+        return format_html('<span class="label label-info {}">{}</span>', WAITING_CLASS, label)
+    if status == 'running':
+        return format_html('<span class="fa fa-spinner fa-spin" aria-hidden="true"></span> {}', label)
+    return label
+
+
+def journal_url(datum):
+    return reverse('horizon:admin:keyvrm_aggregates:recommendation', args=[datum['event_id'], datum['id']])
+
+
+def latest_step(datum):
+    """``kind #attempt: message`` of the newest journal line (its error when it has one); "not started" before one."""
+    line = datum.get('latest_operation')
+    if not line:
+        return _("not started")
+    text = line.get('error') or line.get('message')
+    step = '%s #%s' % (line['kind'], line['attempt'])
+    return '%s: %s' % (step, text) if text else step
+
+
+class _ManualRecommendationAction(tables.BatchAction):
+    """Offered on the table to users who may change things, and on a row that waits for the operator.
+
+    A confirmation (``keyvrm-confirm``: the event page's script) names each selected VM with
+    its source and target, how many are selected and, in ``help_text``, what will happen.
+    """
+
+    def get_default_classes(self):
+        """Horizon's classes and ``keyvrm-confirm`` (table buttons are drawn with the default classes only)."""
+        return tuple(super().get_default_classes()) + ('keyvrm-confirm',)
+
+    def allowed(self, request, datum=None):
+        if not access.may_change(request):
+            return False
+        return datum is None or datum['status'] == states.MANUAL_ACTION
+
+
+class RunRecommendation(_ManualRecommendationAction):
     name = 'run'
     icon = 'play'
+    help_text = _("KeyVRM queues each one and moves its VM from the source host to the target host, as listed;"
+                  " the journal of each says how it went.")
 
     @staticmethod
     def action_present(count):
@@ -66,18 +128,15 @@ class RunRecommendation(tables.BatchAction):
     def action_past(count):
         return ngettext_lazy("Queued Recommendation", "Queued Recommendations", count)
 
-    def allowed(self, request, datum=None):
-        """Offered only on a manual recommendation, to users who may change things."""
-        return access.may_change(request) and datum is not None and datum['status'] == states.MANUAL_ACTION
-
     def action(self, request, obj_id):
         api_errors.called_showing_detail(request, keyvrm.recommendation_run, obj_id)
 
 
-class CancelRecommendation(tables.BatchAction):
+class CancelRecommendation(_ManualRecommendationAction):
     name = 'cancel'
     icon = 'remove'
     action_type = 'danger'
+    help_text = _("Each VM stays where it is and the recommendation ends as cancelled; this cannot be undone.")
 
     @staticmethod
     def action_present(count):
@@ -87,21 +146,35 @@ class CancelRecommendation(tables.BatchAction):
     def action_past(count):
         return ngettext_lazy("Cancelled Recommendation", "Cancelled Recommendations", count)
 
-    def allowed(self, request, datum=None):
-        """Offered only on a manual recommendation, to users who may change things."""
-        return access.may_change(request) and datum is not None and datum['status'] == states.MANUAL_ACTION
-
     def action(self, request, obj_id):
         api_errors.called_showing_detail(request, keyvrm.recommendation_cancel, obj_id)
 
 
 class RecommendationRow(tables.Row):
-    """A recommendation row that refreshes itself until the recommendation ends."""
+    """A recommendation row; only one that waits for the operator can be selected (for Run and Cancel).
 
-    ajax = True
+    Rows are refreshed together by the event page's script (one API call a round), not one
+    call per row as Horizon's ajax rows would.
+    """
 
-    def get_data(self, request, recommendation_id):
-        return keyvrm.recommendation_get(request, recommendation_id)
+    def can_be_selected(self, datum):
+        return datum['status'] == states.MANUAL_ACTION and access.may_change(self.table.request)
+
+    @property
+    def status_class(self):
+        """Waiting for the operator is neither progress nor a fault: its own class, not Horizon's "warning"."""
+        if self.datum['status'] == states.MANUAL_ACTION:
+            return WAITING_CLASS
+        return super().status_class
+
+
+class RecommendationCell(tables_base.Cell):
+    """The status cell of a recommendation waiting for the operator has its own class too, not "warning"."""
+
+    def get_status_class(self, status):
+        if self.datum['status'] == states.MANUAL_ACTION:
+            return WAITING_CLASS
+        return super().get_status_class(status)
 
 
 class RecommendationsTable(tables.DataTable):
@@ -111,8 +184,10 @@ class RecommendationsTable(tables.DataTable):
     move = tables.Column(move_text, verbose_name=_("Source -> target"))
     ha_round = tables.Column('ha_round', verbose_name=_("Round"), empty_value='-')
     status = tables.Column('status', verbose_name=_("Status"), status=True,
-                           status_choices=states.RECOMMENDATION_STATUS_COLOURS)
+                           status_choices=states.RECOMMENDATION_STATUS_COLOURS, filters=(status_label,))
     attempts = tables.Column('attempts', verbose_name=_("Attempts"))
+    latest_step = tables.WrappingColumn(latest_step, verbose_name=_("Latest step"), link=journal_url,
+                                        help_text=_("The newest line of its journal; the link opens the journal."))
     source_load = tables.WrappingColumn(source_load, verbose_name=_("Source load before -> after"))
     target_load = tables.WrappingColumn(target_load, verbose_name=_("Target load before -> after"))
     reason = tables.WrappingColumn('reason', verbose_name=_("Reason"), empty_value='')
@@ -120,9 +195,14 @@ class RecommendationsTable(tables.DataTable):
     def get_object_id(self, datum):
         return datum['id']
 
+    def get_object_display(self, datum):
+        return display_name(datum) if datum else None
+
     class Meta(object):
         name = 'recommendations'
         verbose_name = _("Recommendations")
         status_columns = ('status',)
         row_class = RecommendationRow
+        cell_class = RecommendationCell
+        table_actions = (RunRecommendation, CancelRecommendation)
         row_actions = (RunRecommendation, CancelRecommendation)

@@ -1,4 +1,5 @@
-"""View, form and table tests of the Aggregates panel (index, edit form, aggregate and event pages)."""
+"""View, form and table tests of the Aggregates panel (index, edit form, aggregate page; the event page's are in
+test_event.py)."""
 
 import re
 
@@ -12,13 +13,8 @@ from keyvrm_dashboard.test import helpers as kv_helpers
 INDEX_URL = reverse('horizon:admin:keyvrm_aggregates:index')
 EDIT_URL = reverse('horizon:admin:keyvrm_aggregates:edit', args=['agg-a'])
 DETAIL_URL = reverse('horizon:admin:keyvrm_aggregates:detail', args=['agg-a'])
-EVENT_URL = reverse('horizon:admin:keyvrm_aggregates:event', args=['ev-1'])
 INDEX_CALLS = ['aggregate_list', 'hypervisor_list', 'cycle_list', 'cycle_get', 'availability_zone_list']
 DETAIL_CALLS = ['aggregate_get', 'aggregate_load', 'event_list', 'hypervisor_list']
-SUMMARY_URL = reverse('horizon:admin:keyvrm_aggregates:event_summary', args=['ev-1']) + '?shown=2'
-JOURNAL_URL = reverse('horizon:admin:keyvrm_aggregates:event_journal', args=['ev-1', 'rec-manual'])
-EVENT_CALLS = ['event_get', 'recommendation_list', 'operation_list', 'recommendation_run',
-               'recommendation_cancel', 'recommendation_get']
 
 
 def edit_post(**changes):
@@ -270,156 +266,6 @@ class AdminAggregatesTests(IndexAnswers, kv_helpers.AdminTestCase):
         self.assertContains(res, 'healthy')
         self.mock_event_get.assert_called_once_with(helpers.IsHttpRequest(), 'ev-1')
 
-    @helpers.create_mocks({keyvrm: EVENT_CALLS})
-    def test_event_offers_run_and_cancel_only_on_the_manual_recommendation(self):
-        self.mock_event_get.return_value = data.copied(data.EVENT)
-        self.mock_recommendation_list.return_value = data.copied(data.RECOMMENDATIONS)
-        self.mock_operation_list.side_effect = lambda request, rid: data.copied(
-            [op for op in data.OPERATIONS if op['recommendation_id'] == rid])
-        res = self.client.get(EVENT_URL)
-        self.assertContains(res, 'recommendations__row_rec-manual__action_run')
-        self.assertContains(res, 'recommendations__row_rec-manual__action_cancel')
-        self.assertNotContains(res, 'recommendations__row_rec-done__action_run')
-        self.assertNotContains(res, 'recommendations__row_rec-done__action_cancel')
-        self.assertContains(res, 'syn_score 81.5% -&gt; 66.0%, cpu 91.2% -&gt; 70.0%')
-        self.assertContains(res, 'id="operations-rec-done"')
-        self.assertContains(res, 'VM on cmp-4')
-        self.assertContains(res, 'cmp-1 syn_score 91.2% &gt; 80%')
-
-    @helpers.create_mocks({keyvrm: EVENT_CALLS})
-    def test_run_calls_the_api_for_the_recommendation(self):
-        self.mock_event_get.return_value = data.copied(data.EVENT)
-        self.mock_recommendation_list.return_value = data.copied(data.RECOMMENDATIONS)
-        self.mock_recommendation_get.return_value = data.copied(data.RECOMMENDATIONS[0])
-        self.mock_operation_list.return_value = []
-        res = self.client.post(EVENT_URL, {'action': 'recommendations__run__rec-manual'})
-        self.assertRedirectsNoFollow(res, EVENT_URL)
-        self.mock_recommendation_run.assert_called_once_with(helpers.IsHttpRequest(), 'rec-manual')
-        self.mock_recommendation_cancel.assert_not_called()
-
-    @helpers.create_mocks({keyvrm: EVENT_CALLS})
-    def test_cancel_calls_the_api_for_the_recommendation(self):
-        self.mock_event_get.return_value = data.copied(data.EVENT)
-        self.mock_recommendation_list.return_value = data.copied(data.RECOMMENDATIONS)
-        self.mock_recommendation_get.return_value = data.copied(data.RECOMMENDATIONS[0])
-        self.mock_operation_list.return_value = []
-        res = self.client.post(EVENT_URL, {'action': 'recommendations__cancel__rec-manual'})
-        self.assertRedirectsNoFollow(res, EVENT_URL)
-        self.mock_recommendation_cancel.assert_called_once_with(helpers.IsHttpRequest(), 'rec-manual')
-
-
-def live_part(res, part_id):
-    """The opening tag of the live part ``part_id`` in a page or fragment (its URL and whether it is final)."""
-    html = res.content.decode()
-    start = html.index('id="%s"' % part_id)
-    return html[html.rindex('<', 0, start):html.index('>', start) + 1]
-
-
-class EventLiveRefreshTests(kv_helpers.AdminTestCase):
-    """The event page's summary and journals are fragments its script fetches again until they are final."""
-
-    def answer_event(self, event=data.EVENT):
-        self.mock_event_get.return_value = data.copied(event)
-        self.mock_recommendation_list.return_value = data.copied(data.RECOMMENDATIONS)
-        self.mock_operation_list.side_effect = lambda request, rid: data.copied(
-            [op for op in data.OPERATIONS if op['recommendation_id'] == rid])
-        return self.client.get(reverse('horizon:admin:keyvrm_aggregates:event', args=[event['id']]))
-
-    @helpers.create_mocks({keyvrm: EVENT_CALLS})
-    def test_event_page_polls_the_running_summary_and_journals_only(self):
-        res = self.answer_event()
-        summary = live_part(res, 'keyvrm-event')
-        self.assertIn('data-keyvrm-live-url="%s"' % SUMMARY_URL, summary)
-        self.assertIn('data-keyvrm-final="false"', summary)
-        self.assertIn('data-keyvrm-live-url="%s"' % JOURNAL_URL, live_part(res, 'journal-rec-manual'))
-        self.assertIn('data-keyvrm-final="false"', live_part(res, 'journal-rec-manual'))
-        self.assertIn('data-keyvrm-final="true"', live_part(res, 'journal-rec-done'))
-        self.assertContains(res, 'horizon.keyvrm_live = {', count=1)
-        self.assertContains(res, 'interval_ms: 2500,')
-        self.assertContains(res, 'id="recommendations__row__rec-manual"')
-        self.assertContains(res, '<dd id="keyvrm-event-recommendations">2 manual_action</dd>', html=False)
-        self.assertNotContains(res, 'id="keyvrm-event-new-recommendations"')
-
-    @helpers.create_mocks({keyvrm: ['event_get']})
-    def test_summary_fragment_shows_the_new_status_and_is_final_when_everything_ended(self):
-        self.mock_event_get.return_value = dict(data.copied(data.EVENT), status='completed', state='healthy',
-                                                reason='done', recommendations={'succeeded': 1, 'cancelled': 1})
-        res = self.client.get(SUMMARY_URL, HTTP_X_REQUESTED_WITH='XMLHttpRequest')
-        self.assertTemplateUsed(res, 'admin/keyvrm_aggregates/_event_summary.html')
-        self.assertTemplateNotUsed(res, 'base.html')
-        self.assertContains(res, '<dd id="keyvrm-event-status">completed</dd>', html=False)
-        self.assertContains(res, '<dd id="keyvrm-event-state">healthy</dd>', html=False)
-        self.assertIn('>done</pre>', res.content.decode())
-        self.assertIn('data-keyvrm-final="true"', live_part(res, 'keyvrm-event'))
-        self.mock_event_get.assert_called_once_with(helpers.IsHttpRequest(), 'ev-1')
-
-    @helpers.create_mocks({keyvrm: ['event_get']})
-    def test_summary_fragment_offers_a_reload_when_a_later_round_added_recommendations(self):
-        self.mock_event_get.return_value = dict(data.copied(data.EVENT), status='executing',
-                                                recommendations={'failed': 1, 'succeeded': 1, 'created': 1})
-        res = self.client.get(SUMMARY_URL, HTTP_X_REQUESTED_WITH='XMLHttpRequest')
-        self.assertContains(res, '1 new recommendation since this page was loaded: <a href="%s">reload</a>'
-                            % EVENT_URL, html=False)
-        self.assertIn('data-keyvrm-live-url="%s"' % SUMMARY_URL, live_part(res, 'keyvrm-event'))
-
-    @helpers.create_mocks({keyvrm: ['event_get']})
-    def test_a_completed_event_with_a_running_recommendation_is_still_polled(self):
-        self.mock_event_get.return_value = dict(data.copied(data.EVENT), status='completed',
-                                                recommendations={'succeeded': 1, 'running': 1})
-        res = self.client.get(SUMMARY_URL, HTTP_X_REQUESTED_WITH='XMLHttpRequest')
-        self.assertIn('data-keyvrm-final="false"', live_part(res, 'keyvrm-event'))
-
-    @helpers.create_mocks({keyvrm: ['recommendation_get', 'operation_list']})
-    def test_journal_fragment_adds_new_operations_until_the_recommendation_ends(self):
-        running = dict(data.copied(data.RECOMMENDATIONS[0]), status='running', attempts=1)
-        self.mock_recommendation_get.return_value = running
-        self.mock_operation_list.return_value = [dict(data.copied(data.OPERATIONS[0]), recommendation_id='rec-manual',
-                                                      message='live migration to cmp-3 started')]
-        res = self.client.get(JOURNAL_URL, HTTP_X_REQUESTED_WITH='XMLHttpRequest')
-        self.assertTemplateUsed(res, 'admin/keyvrm_aggregates/_event_journal.html')
-        self.assertContains(res, 'id="operations-rec-manual"')
-        self.assertContains(res, 'live migration to cmp-3 started')
-        self.assertIn('data-keyvrm-final="false"', live_part(res, 'journal-rec-manual'))
-        self.mock_recommendation_get.return_value = dict(running, status='failed')
-        res = self.client.get(JOURNAL_URL, HTTP_X_REQUESTED_WITH='XMLHttpRequest')
-        self.assertIn('data-keyvrm-final="true"', live_part(res, 'journal-rec-manual'))
-        self.mock_operation_list.assert_called_with(helpers.IsHttpRequest(), 'rec-manual')
-
-    @helpers.create_mocks({keyvrm: ['event_get']})
-    def test_a_fragment_answers_the_apis_error_status_so_the_script_stops_polling_it(self):
-        self.mock_event_get.side_effect = keyvrm.ClientError(404, 'not_found', 'event ev-1 not found')
-        res = self.client.get(SUMMARY_URL, HTTP_X_REQUESTED_WITH='XMLHttpRequest')
-        self.assertEqual(404, res.status_code)
-
-    @helpers.create_mocks({keyvrm: EVENT_CALLS})
-    def test_ha_no_target_entry_names_the_vm_and_the_filter_that_rejected_each_host(self):
-        res = self.answer_event(data.HA_EVENT)
-        self.assertContains(res, 'No target found', count=1)
-        self.assertContains(res, '<a href="%s">vm-9</a> on cmp-2'
-                            % reverse('horizon:admin:keyvrm_vms:detail', args=['vm-9']), html=False)
-        self.assertContains(res, '<code>no_target</code> no host passes the filters for vm-9', html=False)
-        self.assertContains(res, '<tr><td>cmp-3</td><td>ServerGroupAntiAffinityFilter</td></tr>', html=False)
-        self.assertContains(res, '<tr><td>cmp-4</td><td>RamFilter</td></tr>', html=False)
-        self.assertNotContains(res, '<th>VMs</th>', html=False)
-        self.assertNotContains(res, 'keyvrm-more-hosts')
-        self.assertIn('data-keyvrm-final="true"', live_part(res, 'keyvrm-event'))
-
-    @helpers.create_mocks({keyvrm: EVENT_CALLS})
-    def test_lb_no_target_entry_names_the_source_host_vms_per_rejected_host_and_the_rest(self):
-        res = self.answer_event(data.LB_EVENT)
-        self.assertContains(res, 'Overloaded host cmp-1:')
-        self.assertContains(res, '<code>ram_depleted</code>', html=False)
-        self.assertContains(res, '<th>Host</th><th>Rejected by</th><th>VMs</th>', html=False)
-        self.assertContains(res, '<tr><td>cmp-5</td><td>lb_target_max_load</td><td>4</td></tr>', html=False)
-        self.assertContains(res, '>and 3 more</p>', html=False)
-
-    @helpers.create_mocks({keyvrm: EVENT_CALLS})
-    def test_no_target_section_is_absent_when_empty_or_from_an_older_api(self):
-        for event in (dict(data.HA_EVENT, no_target=[]), data.EVENT):  # data.EVENT has no no_target field
-            res = self.answer_event(event)
-            self.assertNotContains(res, 'No target found')
-            self.assertNotContains(res, 'id="keyvrm-no-target"')
-
 
 class ReaderAggregatesTests(IndexAnswers, kv_helpers.ReaderTestCase):
 
@@ -437,16 +283,6 @@ class ReaderAggregatesTests(IndexAnswers, kv_helpers.ReaderTestCase):
         self.assertNotEqual(200, res.status_code)
         self.mock_aggregate_update.assert_not_called()
 
-    @helpers.create_mocks({keyvrm: EVENT_CALLS})
-    def test_reader_gets_no_run_or_cancel(self):
-        self.mock_event_get.return_value = data.copied(data.EVENT)
-        self.mock_recommendation_list.return_value = data.copied(data.RECOMMENDATIONS)
-        self.mock_operation_list.return_value = []
-        res = self.client.get(EVENT_URL)
-        self.assertContains(res, 'rec-manual')
-        self.assertNotContains(res, '__action_run')
-        self.assertNotContains(res, '__action_cancel')
-
 
 class RegionTests(kv_helpers.ReaderTestCase):
 
@@ -459,4 +295,4 @@ class RegionTests(kv_helpers.ReaderTestCase):
 
     def test_client_asks_for_the_microversion_the_panels_are_written_for(self):
         client = keyvrm.keyvrmclient(self.request)
-        self.assertEqual('1.8', client.api_version)  # pinned: no negotiation request
+        self.assertEqual('1.9', client.api_version)  # pinned: no negotiation request

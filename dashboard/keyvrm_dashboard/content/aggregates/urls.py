@@ -1,5 +1,6 @@
-"""URLs of the Aggregates panel (names used by the browser tests: index, detail, edit, event; event_summary and
-event_journal are the fragments the event page polls)."""
+"""URLs of the Aggregates panel (names used by the browser tests: index, detail, edit, event, recommendation (one
+recommendation's journal); event_summary, event_recommendations and event_journal are the fragments the event and
+journal pages poll)."""
 
 from django.urls import re_path
 
@@ -9,6 +10,10 @@ urlpatterns = [
     re_path(r'^$', views.IndexView.as_view(), name='index'),
     re_path(r'^events/(?P<event_id>[^/]+)/$', views.EventView.as_view(), name='event'),
     re_path(r'^events/(?P<event_id>[^/]+)/summary/$', views.EventSummaryView.as_view(), name='event_summary'),
+    re_path(r'^events/(?P<event_id>[^/]+)/recommendations/$', views.EventRecommendationsView.as_view(),
+            name='event_recommendations'),
+    re_path(r'^events/(?P<event_id>[^/]+)/recommendations/(?P<recommendation_id>[^/]+)/$',
+            views.RecommendationView.as_view(), name='recommendation'),
     re_path(r'^events/(?P<event_id>[^/]+)/journals/(?P<recommendation_id>[^/]+)/$',
             views.EventJournalView.as_view(), name='event_journal'),
     re_path(r'^(?P<name>[^/]+)/edit/$', views.EditView.as_view(), name='edit'),

@@ -9,11 +9,14 @@ from horizon import conf as horizon_conf
 from horizon import exceptions
 from horizon import forms
 from horizon import tables
+from horizon import tabs
+from horizon import views as horizon_views
 
 from keyvrm_dashboard import access
 from keyvrm_dashboard.api import keyvrm
 from keyvrm_dashboard import charts
 from keyvrm_dashboard.content.aggregates import event_tables
+from keyvrm_dashboard.content.aggregates import event_tabs
 from keyvrm_dashboard.content.aggregates import forms as aggregate_forms
 from keyvrm_dashboard.content.aggregates import tables as aggregate_tables
 from keyvrm_dashboard import outcomes
@@ -146,36 +149,21 @@ class EditView(access.ChangersOnly, forms.ModalFormView):
         return context
 
 
-def operations_of(request, recommendation_id):
-    """The operations journal of one recommendation; an error message and no operations on an API error."""
-    try:
-        return keyvrm.operation_list(request, recommendation_id)
-    except Exception:
-        exceptions.handle(request, _("Unable to retrieve the operations of %s.") % recommendation_id)
-        return []
-
-
 def journal_of(recommendation, operations):
-    """What ``_event_journal.html`` shows of one recommendation: it, its operations, whether it has ended."""
+    """What ``_event_journal.html`` shows of one recommendation: it, its status label, operations, whether it ended."""
     return {'recommendation': recommendation, 'operations': operations,
+            'status': event_tables.status_label(recommendation['status']),
             'final': event_tables.recommendation_is_final(recommendation)}
 
 
-def summary_of(event, shown=None):
-    """What ``_event_summary.html`` shows of an event, and how many recommendations beyond the page's ``shown``.
+class EventView(tabs.TabbedTableView):
+    """One event as tabs (Overview, Recommendations, No target), refreshed live; a journal opens on demand.
 
-    The event, whether it ended, its no-target entries (none from older APIs) and the number of
-    recommendations a later HA round added since the page listed ``shown`` of them.
+    The page makes a constant number of API calls whatever the number of recommendations:
+    the event, and one page of its recommendations with their latest journal lines.
     """
-    total = sum((event.get('recommendations') or {}).values())
-    return {'event': event, 'final': event_tables.event_is_final(event), 'no_target': event.get('no_target') or [],
-            'shown': shown, 'new_recommendations': max(0, total - shown) if shown is not None else 0}
 
-
-class EventView(tables.DataTableView):
-    """One event: summary, no-target entries, recommendations and each one's operations journal, refreshed live."""
-
-    table_class = event_tables.RecommendationsTable
+    tab_group_class = event_tabs.EventTabs
     template_name = 'admin/keyvrm_aggregates/event.html'
     page_title = _("Event {{ event.id }}")
 
@@ -188,20 +176,14 @@ class EventView(tables.DataTableView):
                                   redirect=INDEX_URL)
         return self._event
 
-    def get_data(self):
-        try:
-            self._recommendations = keyvrm.recommendation_list(self.request, self.kwargs['event_id'])
-        except Exception:
-            exceptions.handle(self.request, _("Unable to retrieve the event's recommendations."))
-            self._recommendations = []
-        return self._recommendations
+    def get_tabs(self, request, **kwargs):
+        if self._tab_group is None:
+            self._tab_group = self.tab_group_class(request, event=self.event(), **kwargs)
+        return self._tab_group
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
-        context['summary'] = summary_of(self.event(), shown=len(self._recommendations))
-        context['event'] = context['summary']['event']
-        context['journals'] = [journal_of(recommendation, operations_of(self.request, recommendation['id']))
-                               for recommendation in self._recommendations]
+        context['event'] = self.event()
         context['poll_interval_ms'] = horizon_conf.HORIZON_CONFIG['ajax_poll_interval']
         return context
 
@@ -217,21 +199,56 @@ class _LivePart(generic.TemplateView):
 
 
 class EventSummaryView(_LivePart):
-    """The event page's summary (status, state, reason, no-target entries) as a fragment."""
+    """The event page's summary and no-target entries as one fragment (each part replaced by its id)."""
 
-    template_name = 'admin/keyvrm_aggregates/_event_summary.html'
+    template_name = 'admin/keyvrm_aggregates/_event_live.html'
 
     def get_context_data(self, **kwargs):
-        shown = self.request.GET.get('shown')
-        return {'summary': summary_of(keyvrm.event_get(self.request, self.kwargs['event_id']),
-                                      shown=int(shown) if shown and shown.isdigit() else None)}
+        known = self.request.GET.get('known')
+        event = keyvrm.event_get(self.request, self.kwargs['event_id'])
+        return {'summary': event_tabs.summary_of(event, known=int(known) if known and known.isdigit() else None)}
+
+
+class EventRecommendationsView(_LivePart):
+    """The rows of one page of the recommendations table (the same ``?marker=``), from one API call."""
+
+    template_name = 'admin/keyvrm_aggregates/_event_recommendation_rows.html'
+
+    def get_context_data(self, **kwargs):
+        event_id = self.kwargs['event_id']
+        recommendations, _more = event_tabs.recommendation_page(self.request, event_id)
+        table = event_tables.RecommendationsTable(self.request, data=recommendations, event_id=event_id)
+        return {'live': event_tabs.recommendations_live(self.request, event_id, recommendations),
+                'rows': table.get_rows()}
 
 
 class EventJournalView(_LivePart):
-    """One recommendation's operations journal on the event page, as a fragment."""
+    """One recommendation's operations journal, as a fragment its page fetches again until it ends."""
 
     template_name = 'admin/keyvrm_aggregates/_event_journal.html'
 
     def get_context_data(self, **kwargs):
         recommendation = keyvrm.recommendation_get(self.request, self.kwargs['recommendation_id'])
         return {'journal': journal_of(recommendation, keyvrm.operation_list(self.request, recommendation['id']))}
+
+
+class RecommendationView(horizon_views.HorizonTemplateView):
+    """One recommendation of an event and its whole operations journal, opened from the event page."""
+
+    template_name = 'admin/keyvrm_aggregates/recommendation.html'
+    page_title = _("Journal of {{ name }}")
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        event_url = reverse('horizon:admin:keyvrm_aggregates:event', args=[self.kwargs['event_id']])
+        try:
+            recommendation = keyvrm.recommendation_get(self.request, self.kwargs['recommendation_id'])
+            operations = keyvrm.operation_list(self.request, recommendation['id'])
+        except Exception:
+            exceptions.handle(self.request, _("Unable to retrieve the journal of recommendation %s.")
+                              % self.kwargs['recommendation_id'], redirect=event_url)
+        context.update(journal=journal_of(recommendation, operations), recommendation=recommendation,
+                       event_url=event_url, name=event_tables.display_name(recommendation),
+                       status=event_tables.status_label(recommendation['status']),
+                       poll_interval_ms=horizon_conf.HORIZON_CONFIG['ajax_poll_interval'])
+        return context

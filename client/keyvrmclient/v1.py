@@ -22,7 +22,7 @@ API_VERSION = "1"
 VERSION_HEADER = "OpenStack-API-Version"
 # The microversions whose responses this client reads, oldest first (the server's
 # keyvrm/api/rest_api_version_history.rst says what each changed).
-KNOWN_VERSIONS = ("1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7", "1.8")
+KNOWN_VERSIONS = ("1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7", "1.8", "1.10")
 REASON_LIST = "1.1"  # events' and cycle outcomes' reasons as entries (reasons, more_reasons), not text
 WHAT_IF = "1.3"  # POST /v1/aggregates/{name}/what-if
 FAILOVER = "1.4"  # GET /v1/aggregates/{name}/failover
@@ -30,6 +30,8 @@ FAILURE_DOMAINS = "1.5"  # its answer's failure_domains (racks) and failure_doma
 LB_LEVEL = "1.6"  # aggregates' lb_level (shown and accepted) and lb_level_overridden
 LB_PERSISTENCE = "1.7"  # aggregates' lb_persistence and lb_min_gain (shown and accepted)
 DRAIN = "1.8"  # POST /v1/hypervisors/{name}/drain, a restore's failback, aggregates' failback
+# GET /v1/vms; events' since; hypervisors' availability_zone and sort_dir; aggregates' sort_dir and host_count
+PORTAL_LISTS = "1.10"
 # The aggregate config fields a server accepts only from a microversion on.
 FIELDS_SINCE = {"lb_level": LB_LEVEL, "lb_persistence": LB_PERSISTENCE, "lb_min_gain": LB_PERSISTENCE,
                 "failback": DRAIN}
@@ -215,6 +217,15 @@ class Client:
         return self._request("GET", "/recommendations/%s/operations" % recommendation_id)["operations"]
 
     # VMs
+    def list_vms(self, limit=None, marker=None, **filters):
+        """The VMs KeyVRM holds a state for, by id (API 1.10); filters ``locked``, ``state``, ``sort_dir``."""
+        if version_tuple(self.api_version) < version_tuple(PORTAL_LISTS):
+            raise ClientError(406, "microversion_not_acceptable", "the VM list needs microversion %s; this client"
+                              " speaks %s to this server" % (PORTAL_LISTS, self.api_version))
+        if isinstance(filters.get("locked"), bool):
+            filters["locked"] = str(filters["locked"]).lower()
+        return self._list("/vms", "vms", limit, marker, **filters)
+
     def get_vm(self, vm_id):
         return self._request("GET", "/vms/%s" % vm_id)["vm"]
 

@@ -32,6 +32,7 @@ VERSIONS = (
     "1.6",  # aggregates: lb_level (the LB dial, 1-5) shown and accepted, lb_level_overridden shown
     "1.7",  # aggregates: lb_persistence and lb_min_gain shown and accepted
     "1.8",  # POST /v1/hypervisors/{host}/drain, restore with failback, aggregates' failback; kinds drain, failback
+    "1.10",  # GET /v1/vms; events since; hypervisors by AZ; sort_dir of hosts and aggregates; host_count
 )
 
 _NUMBER = re.compile(r"(0|[1-9][0-9]{0,5})\.(0|[1-9][0-9]{0,5})")
@@ -67,6 +68,7 @@ FAILURE_DOMAINS = parse("1.5")
 LB_LEVEL = parse("1.6")
 LB_PERSISTENCE = parse("1.7")
 DRAIN = parse("1.8")
+PORTAL_LISTS = parse("1.10")
 
 
 def _asked(value):

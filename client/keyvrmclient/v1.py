@@ -156,10 +156,11 @@ class Client:
     def list_availability_zones(self):
         return self._request("GET", "/availability-zones")["availability_zones"]
 
-    def list_aggregates(self, availability_zone=None, include_deleted=None, limit=None, marker=None):
+    def list_aggregates(self, availability_zone=None, include_deleted=None, limit=None, marker=None, sort_dir=None):
+        """Aggregates by name; ``sort_dir="desc"`` (API 1.10) from the last down, the page before ``marker``."""
         deleted = None if include_deleted is None else str(bool(include_deleted)).lower()
         return self._list("/aggregates", "aggregates", limit, marker, availability_zone=availability_zone,
-                          include_deleted=deleted)
+                          include_deleted=deleted, sort_dir=sort_dir)
 
     def get_aggregate(self, name):
         return self._request("GET", "/aggregates/%s" % urllib.parse.quote(name, safe=""))["aggregate"]

@@ -22,7 +22,7 @@ API_VERSION = "1"
 VERSION_HEADER = "OpenStack-API-Version"
 # The microversions whose responses this client reads, oldest first (the server's
 # keyvrm/api/rest_api_version_history.rst says what each changed).
-KNOWN_VERSIONS = ("1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7", "1.8", "1.9")
+KNOWN_VERSIONS = ("1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7", "1.8", "1.9", "1.10")
 REASON_LIST = "1.1"  # events' and cycle outcomes' reasons as entries (reasons, more_reasons), not text
 WHAT_IF = "1.3"  # POST /v1/aggregates/{name}/what-if
 FAILOVER = "1.4"  # GET /v1/aggregates/{name}/failover
@@ -31,6 +31,8 @@ LB_LEVEL = "1.6"  # aggregates' lb_level (shown and accepted) and lb_level_overr
 LB_PERSISTENCE = "1.7"  # aggregates' lb_persistence and lb_min_gain (shown and accepted)
 DRAIN = "1.8"  # POST /v1/hypervisors/{name}/drain, a restore's failback, aggregates' failback
 LATEST_OPERATION = "1.9"  # recommendations carry latest_operation, their newest journal line
+# GET /v1/vms; events' since; hypervisors' availability_zone and sort_dir; aggregates' sort_dir and host_count
+PORTAL_LISTS = "1.10"
 # The aggregate config fields a server accepts only from a microversion on.
 FIELDS_SINCE = {"lb_level": LB_LEVEL, "lb_persistence": LB_PERSISTENCE, "lb_min_gain": LB_PERSISTENCE,
                 "failback": DRAIN}
@@ -155,10 +157,11 @@ class Client:
     def list_availability_zones(self):
         return self._request("GET", "/availability-zones")["availability_zones"]
 
-    def list_aggregates(self, availability_zone=None, include_deleted=None, limit=None, marker=None):
+    def list_aggregates(self, availability_zone=None, include_deleted=None, limit=None, marker=None, sort_dir=None):
+        """Aggregates by name; ``sort_dir="desc"`` (API 1.10) from the last down, the page before ``marker``."""
         deleted = None if include_deleted is None else str(bool(include_deleted)).lower()
         return self._list("/aggregates", "aggregates", limit, marker, availability_zone=availability_zone,
-                          include_deleted=deleted)
+                          include_deleted=deleted, sort_dir=sort_dir)
 
     def get_aggregate(self, name):
         return self._request("GET", "/aggregates/%s" % urllib.parse.quote(name, safe=""))["aggregate"]
@@ -216,6 +219,15 @@ class Client:
         return self._request("GET", "/recommendations/%s/operations" % recommendation_id)["operations"]
 
     # VMs
+    def list_vms(self, limit=None, marker=None, **filters):
+        """The VMs KeyVRM holds a state for, by id (API 1.10); filters ``locked``, ``state``, ``sort_dir``."""
+        if version_tuple(self.api_version) < version_tuple(PORTAL_LISTS):
+            raise ClientError(406, "microversion_not_acceptable", "the VM list needs microversion %s; this client"
+                              " speaks %s to this server" % (PORTAL_LISTS, self.api_version))
+        if isinstance(filters.get("locked"), bool):
+            filters["locked"] = str(filters["locked"]).lower()
+        return self._list("/vms", "vms", limit, marker, **filters)
+
     def get_vm(self, vm_id):
         return self._request("GET", "/vms/%s" % vm_id)["vm"]
 

@@ -1,18 +1,20 @@
 """The aggregate page's load chart: SVG geometry of per-host bars and limit lines, server-rendered.
 
 A host is a group of bars (cpu, ram, net, syn_score, and hugepages when the API reports it)
-on a 0-100 % scale; the overload threshold, target max and the set ceilings are horizontal
+on a scale from 0 to 100 %, or higher when a value is (a host at 227 % is drawn at 227 %,
+never cut at 100); the overload threshold, target max and the set ceilings are horizontal
 lines whose labels are staggered so that they never overlap. A legend above the plot shows
-every bar colour, line style and the overloaded-host mark. At most ``MAX_HOSTS`` hosts are
-drawn, the most loaded first by syn_score; the rest are counted.
+every bar colour, each line's style and value, and the overloaded-host mark. Every host is
+drawn, the most loaded first by syn_score (the page scrolls the chart sideways), and
+``table_rows`` gives the same numbers in the same order for the table beside it.
 """
 
 import dataclasses
+import math
 
 from django.utils.html import format_html
 from django.utils.html import format_html_join
 
-MAX_HOSTS = 50
 SERIES = (('cpu', 'CPU', '#1f77b4'), ('ram', 'RAM', '#2ca02c'), ('net', 'net', '#9467bd'),
           ('syn_score', 'syn_score', '#ff7f0e'))
 HUGEPAGES = ('hugepages', 'hugepages', '#e377c2')  # drawn only when the API reports it (hosts with pools)
@@ -71,12 +73,20 @@ class Chart:
     bars: tuple
     lines: tuple
     legend: tuple
-    not_shown: int
+    top_pct: float = 100.0  # the scale's top: 100, or above the highest value drawn
+    grid_step_pct: float = 25.0
 
 
-def y_of(pct):
-    """The y of ``pct`` % on the plot (100 % at the top; values outside 0-100 are clamped)."""
-    return TOP + PLOT_H * (1 - min(max(pct, 0.0), 100.0) / 100.0)
+def y_of(pct, top_pct=100.0):
+    """The y of ``pct`` % on a plot whose top is ``top_pct`` % (below 0 is drawn at 0)."""
+    return TOP + PLOT_H * (1 - max(pct, 0.0) / top_pct)
+
+
+def scale_of(values):
+    """(top %, grid step %) of a scale that shows every one of ``values``: 100 and 25, or more when one is higher."""
+    highest = max([v for v in values if v is not None] + [100.0])
+    step = 25.0 * math.ceil(highest / 200.0)  # at most 8 grid lines
+    return step * math.ceil(highest / step), step
 
 
 def has_hugepages(hosts):
@@ -95,20 +105,25 @@ def staggered(ys, gap=LABEL_GAP, lowest=None):
     return out
 
 
-def _shown(hosts, max_hosts):
-    ranked = sorted(hosts, key=lambda h: (-(h.get('syn_score') or 0.0), h['host']))
-    return sorted(ranked[:max_hosts], key=lambda h: h['host']), max(0, len(hosts) - max_hosts)
+def ranked(hosts):
+    """The hosts the most loaded first (by syn_score, then name): the order of the chart and of its table."""
+    return sorted(hosts, key=lambda h: (-(h.get('syn_score') or 0.0), h['host']))
 
 
-def _lines(load, metrics):
-    """Threshold, target max and the set ceilings of drawn metrics, top to bottom, labels staggered."""
+def _limits(load, metrics):
+    """(value, label, colour, dash) of the threshold, target max and the set ceilings of drawn metrics."""
     found = [(load[key], label, color, dash) for key, label, color, dash in LIMITS]
     ceilings = load.get('lb_ceilings') or {}
     found += [(ceilings[key], label, color, CEILING_DASH) for key, label, color in CEILINGS
               if key in metrics and ceilings.get(key) is not None]
-    found.sort(key=lambda item: (y_of(item[0]), item[1]))
-    label_ys = staggered([y_of(value) + 3 for value, _, _, _ in found], lowest=y_of(0) + 3)
-    return tuple(Line(label, value, y_of(value), color, dash, label_y)
+    return found
+
+
+def _lines(found, top_pct):
+    """The limit lines, top to bottom, labels staggered."""
+    found = sorted(found, key=lambda item: (y_of(item[0], top_pct), item[1]))
+    label_ys = staggered([y_of(value, top_pct) + 3 for value, _, _, _ in found], lowest=y_of(0, top_pct) + 3)
+    return tuple(Line(label, value, y_of(value, top_pct), color, dash, label_y)
                  for (value, label, color, dash), label_y in zip(found, label_ys))
 
 
@@ -116,7 +131,8 @@ def _legend(series, lines, width):
     """Swatches of the bars (first row), then of the lines and the overloaded mark, wrapped to ``width``."""
     items, x, y = [], LEFT, 4
     entries = [('bar', label, color, '') for _, label, color in series]
-    entries += [('line', ln.label, ln.color, ln.dash) for ln in lines] + [('mark',) + OVERLOADED + ('',)]
+    entries += [('line', '%s %g%%' % (ln.label, ln.value), ln.color, ln.dash) for ln in lines]
+    entries += [('mark',) + OVERLOADED + ('',)]
     for i, (kind, label, color, dash) in enumerate(entries):
         swatch = 22 if kind == 'line' else 14
         item_w = swatch + len(label) * LEGEND_CHAR_W + LEGEND_GAP
@@ -128,10 +144,13 @@ def _legend(series, lines, width):
     return tuple(items), y + LEGEND_ROW_H
 
 
-def layout(load, max_hosts=MAX_HOSTS):
+def layout(load):
     """Where every bar, limit line and legend entry of ``load`` (the API's aggregate_load) goes."""
-    hosts, not_shown = _shown(load['hosts'], max_hosts)
+    hosts = ranked(load['hosts'])
     series = SERIES + ((HUGEPAGES,) if has_hugepages(hosts) else ())
+    limits = _limits(load, {metric for metric, _, _ in series})
+    top_pct, step = scale_of([host.get(metric) for host in hosts for metric, _, _ in series]
+                             + [value for value, _, _, _ in limits])
     group_w = BAR_W * len(series) + 8
     groups, bars = [], []
     for i, host in enumerate(hosts):
@@ -141,13 +160,31 @@ def layout(load, max_hosts=MAX_HOSTS):
             if metric not in host:
                 continue  # hugepages of a host without pools: nothing to draw
             value = host[metric]
-            top = y_of(value) if value is not None else y_of(0)
-            bars.append(Bar(host['host'], metric, label, value, x0 + j * BAR_W, top, y_of(0) - top, color))
-    lines = _lines(load, {metric for metric, _, _ in series})
+            top = y_of(value, top_pct) if value is not None else y_of(0, top_pct)
+            bars.append(Bar(host['host'], metric, label, value, x0 + j * BAR_W, top, y_of(0, top_pct) - top, color))
+    lines = _lines(limits, top_pct)
     width = max(420, LEFT + 12 + len(hosts) * group_w + RIGHT)
     legend, plot_y = _legend(series, lines, width)
     return Chart(width, plot_y + TOP + PLOT_H + BOTTOM, plot_y, series, tuple(groups), tuple(bars), lines, legend,
-                 not_shown)
+                 top_pct, step)
+
+
+def _cell(host, metric):
+    """One number of the table: rounded to 0.1 %, flagged above 100 %, 'no pools' for hugepages without pools."""
+    if metric not in host:
+        return {'metric': metric, 'text': 'no pools', 'above_100': False, 'title': ''}
+    value = host[metric]
+    if value is None:
+        return {'metric': metric, 'text': '-', 'above_100': False, 'title': 'missing'}
+    return {'metric': metric, 'text': '%.1f' % value, 'above_100': value > 100.0, 'title': '%g %%' % value}
+
+
+def table_rows(load):
+    """The chart's numbers as table rows, in the chart's order: host, cells (cpu, ram, net, [hugepages], syn_score)."""
+    metrics = ('cpu', 'ram', 'net') + (('hugepages',) if has_hugepages(load['hosts']) else ()) + ('syn_score',)
+    return [{'host': host['host'], 'cells': [_cell(host, metric) for metric in metrics],
+             'vm_count': host.get('vm_count'), 'overloaded': bool(host.get('overloaded')),
+             'causes': list(host.get('causes') or ())} for host in ranked(load['hosts'])]
 
 
 def _num(value):
@@ -177,10 +214,12 @@ def _legend_svg(item):
 def render(chart, aggregate):
     """The chart as inline SVG markup (escaped), with title, desc, a legend and a tooltip on every bar."""
     plot_right = chart.width - RIGHT
-    grid = format_html_join('', '<line x1="{}" x2="{}" y1="{}" y2="{}" stroke="#ddd"/>'
+    ticks = [chart.grid_step_pct * i for i in range(int(round(chart.top_pct / chart.grid_step_pct)) + 1)]
+    grid = format_html_join('', '<line x1="{}" x2="{}" y1="{}" y2="{}" stroke="{}"/>'
                             '<text x="{}" y="{}" font-size="10" text-anchor="end">{}%</text>',
-                            ((LEFT, plot_right, y_of(p), y_of(p), LEFT - 4, y_of(p) + 3, p)
-                             for p in (0, 25, 50, 75, 100)))
+                            ((LEFT, plot_right, _num(y_of(p, chart.top_pct)), _num(y_of(p, chart.top_pct)),
+                              '#999' if p == 100 else '#ddd', LEFT - 4, _num(y_of(p, chart.top_pct) + 3), '%g' % p)
+                             for p in ticks))
     bars = format_html_join('', '<rect class="keyvrm-bar keyvrm-bar-{}" x="{}" y="{}" width="{}" '
                             'height="{}" fill="{}"><title>{}: {} {}</title></rect>',
                             ((b.metric, b.x, _num(b.y), BAR_W - 1, _num(b.height), b.color, b.host, b.label,
@@ -201,18 +240,13 @@ def render(chart, aggregate):
                              ((LEFT, plot_right, _num(ln.y), _num(ln.y), ln.color, ln.dash, plot_right + 4,
                                _num(ln.label_y), ln.color, ln.label, '%g' % ln.value) for ln in chart.lines))
     legend = format_html_join('', '{}', ((_legend_svg(item),) for item in chart.legend))
-    note = ''
-    if chart.not_shown:
-        note = format_html('<text class="keyvrm-not-shown" x="{}" y="{}" font-size="11">{} more hosts not '
-                           'shown (the {} most loaded by syn_score are)</text>', LEFT, chart.height - 4,
-                           chart.not_shown, len(chart.hosts))
     measures = ', '.join(label for _, label, _ in chart.series)
     return format_html(
         '<svg id="keyvrm-load-chart" xmlns="http://www.w3.org/2000/svg" role="img" width="{}" height="{}" '
         'viewBox="0 0 {} {}" aria-labelledby="keyvrm-load-chart-title keyvrm-load-chart-desc">'
         '<title id="keyvrm-load-chart-title">Load of {} per host</title>'
-        '<desc id="keyvrm-load-chart-desc">{} of each host in %, with the overload threshold, the target max and '
-        'the resource ceilings as lines; overloaded hosts marked.</desc>'
-        '<g class="keyvrm-legend">{}</g><g class="keyvrm-plot" transform="translate(0 {})">{}{}{}{}{}</g>{}</svg>',
-        chart.width, chart.height, chart.width, chart.height, aggregate, measures, legend, chart.plot_y,
-        grid, lines, bars, labels, marks, note)
+        '<desc id="keyvrm-load-chart-desc">{} of each host in %, the most loaded first, on a scale to {} %, with the'
+        ' overload threshold, the target max and the resource ceilings as lines; overloaded hosts marked.</desc>'
+        '<g class="keyvrm-legend">{}</g><g class="keyvrm-plot" transform="translate(0 {})">{}{}{}{}{}</g></svg>',
+        chart.width, chart.height, chart.width, chart.height, aggregate, measures, '%g' % chart.top_pct, legend,
+        chart.plot_y, grid, lines, bars, labels, marks)

@@ -19,3 +19,7 @@ HOST_STATE_COLOURS = (('ok', True), ('maintenance', True), ('error', False), ('f
                       ('drain_incomplete', False))
 # A cycle still running has not decided for every aggregate yet.
 CYCLE_FINISHED = ('completed', 'skipped')
+# What the VM list filters by (API 1.10): the transitions KeyVRM puts a VM in, and the failures they may leave.
+VM_STATES = ('creating', 'deleting', 'migrating', 'restoring', 'resuming', 'starting', 'stopping', 'suspending',
+             'creation_failed', 'deletion_failed', 'migration_failed', 'restore_failed', 'resume_failed',
+             'start_failed', 'stop_failed', 'suspend_failed')

@@ -33,6 +33,7 @@ VERSIONS = (
     "1.7",  # aggregates: lb_persistence and lb_min_gain shown and accepted
     "1.8",  # POST /v1/hypervisors/{host}/drain, restore with failback, aggregates' failback; kinds drain, failback
     "1.9",  # recommendations (list and show) carry latest_operation, their newest journal line
+    "1.10",  # GET /v1/vms; events since; hypervisors by AZ; sort_dir of hosts and aggregates; host_count
 )
 
 _NUMBER = re.compile(r"(0|[1-9][0-9]{0,5})\.(0|[1-9][0-9]{0,5})")
@@ -69,6 +70,7 @@ LB_LEVEL = parse("1.6")
 LB_PERSISTENCE = parse("1.7")
 DRAIN = parse("1.8")
 LATEST_OPERATION = parse("1.9")
+PORTAL_LISTS = parse("1.10")
 
 
 def _asked(value):

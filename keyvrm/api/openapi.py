@@ -19,11 +19,11 @@ _SERVED_HEADERS = {
              "schema": {"type": "string"}}}
 
 
-def _parameters(route):
+def _parameters(route, version):
     params = [{"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
               for name in _PATH_PARAM.findall(route.path)]
     params += [{"name": p.name, "in": "query", "required": False, "schema": p.schema,
-                "description": p.description} for p in route.query]
+                "description": p.description} for p in route.query_at(version)]
     return params + [_VERSION_HEADER]
 
 
@@ -40,14 +40,14 @@ _ERROR_TEXT = {400: "Bad request: the error names the field.", 401: "Not authent
                503: "The database is unavailable; retry after the seconds in Retry-After."}
 
 
-def _links(route, by_operation_id):
+def _links(route, by_operation_id, version):
     """The OpenAPI links of ``route``'s success response; each must name a route and its parameters."""
     links = {}
     for link in route.links:
         target = by_operation_id.get(link.operation_id)
         if target is None:
             raise ValueError("%s links to unknown operation %s" % (route.operation_id, link.operation_id))
-        unknown = set(link.parameters) - {p["name"] for p in _parameters(target)}
+        unknown = set(link.parameters) - {p["name"] for p in _parameters(target, version)}
         if unknown:
             raise ValueError("%s links to %s with unknown parameters %s"
                              % (route.operation_id, link.operation_id, sorted(unknown)))
@@ -59,7 +59,7 @@ def _operation(route, by_operation_id, version):
     responses = {str(route.status): {"description": route.summary, "headers": _SERVED_HEADERS, "content": {
         "application/json": {"schema": route.response_schema_at(version)}}}}
     if route.links:
-        responses[str(route.status)]["links"] = _links(route, by_operation_id)
+        responses[str(route.status)]["links"] = _links(route, by_operation_id, version)
     # any request may name a malformed microversion (400) or one not served here (406); any
     # other input may be refused too: not UTF-8, a NUL, nested too deep
     codes = set(route.errors) | {400, 406}
@@ -75,7 +75,7 @@ def _operation(route, by_operation_id, version):
     if 401 in codes:  # written by keystonemiddleware, in its own format
         responses["401"] = {"description": _ERROR_TEXT[401]}
     operation = {"operationId": route.operation_id, "summary": route.summary,
-                 "parameters": _parameters(route), "responses": responses}
+                 "parameters": _parameters(route, version), "responses": responses}
     if route.policy:
         operation["description"] = "Policy rule: `%s`." % route.policy
     if route.public:

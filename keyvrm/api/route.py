@@ -11,11 +11,16 @@ from typing import Callable, Optional
 
 @dataclasses.dataclass(frozen=True)
 class Param:
-    """A query-string parameter with its JSON schema."""
+    """A query-string parameter with its JSON schema.
+
+    ``since``: the microversion it came with (None: 1.0); below it the parameter is unknown,
+    ignored as unknown parameters are, and not documented.
+    """
 
     name: str
     schema: dict
     description: str
+    since: Optional[object] = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,6 +83,10 @@ class Route:
     def served_at(self, version) -> bool:
         """Whether the endpoint exists at microversion ``version``."""
         return self.since is None or version >= self.since
+
+    def query_at(self, version) -> tuple:
+        """The query parameters the endpoint reads at microversion ``version``."""
+        return tuple(p for p in self.query if p.since is None or version >= p.since)
 
     @property
     def operation_id(self):

@@ -124,7 +124,7 @@ class Router:
             self.services.enforcer.authorize(route.policy, {}, context, do_raise=True)
         inputs.check_path_params(match)
         inputs.check_query_string(request.environ.get("QUERY_STRING", ""))
-        query = validation.coerce_query(route.query, request.GET)
+        query = validation.coerce_query(route.query_at(version), request.GET)
         call = api_call.Call(request, self.services, context, query,
                              _body(request, route, self.services.conf.api.max_json_depth, version), version)
         result = route.handler(call, **match)

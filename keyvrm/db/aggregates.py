@@ -167,18 +167,31 @@ def _last_events(session, names):
     return {row.aggregate_name: events_db.event_dict(row) for row in session.execute(query).scalars()}
 
 
-def _aggregate_dict(row, last_event):
+def _host_counts(session, names):
+    """How many hosts the newest snapshot with hosts lists in each aggregate of ``names``: {name: count}."""
+    if not names:
+        return {}
+    query = (sa.select(models.HypervisorAggregate.aggregate, sa.func.count())
+             .where(models.HypervisorAggregate.aggregate.in_(names))
+             .group_by(models.HypervisorAggregate.aggregate))
+    return dict(session.execute(query).all())
+
+
+def _aggregate_dict(row, last_event, host_count):
     config = _aggregate_config_from_row(row)
     values = dataclasses.asdict(config)
     values.update(nova_id=row.nova_id, availability_zone=row.availability_zone, deleted=row.deleted,
                   created_at=row.created_at, updated_at=row.updated_at, last_event=last_event,
                   failover_short=row.failover_short, failover_tolerance=row.failover_tolerance,
-                  lb_level_overridden=list(config.lb_level_overridden))
+                  lb_level_overridden=list(config.lb_level_overridden), host_count=host_count)
     return values
 
 
-def page_aggregates(db, limit, marker=None, availability_zone=None, include_deleted=False):
-    """One page of aggregates by name, each with its config and newest event (or None)."""
+def page_aggregates(db, limit, marker=None, availability_zone=None, include_deleted=False, descending=False):
+    """One page of aggregates by name, each with its config, newest event (or None) and number of hosts.
+
+    ``descending``: names from the last down (the page before ``marker``).
+    """
     with db.reader() as session:
         marker_row = None
         if marker is not None:
@@ -187,21 +200,23 @@ def page_aggregates(db, limit, marker=None, availability_zone=None, include_dele
             if marker_row is None:
                 raise exception.InvalidField("marker", f"no aggregate named {marker!r}")
         query = common.keyset(sa.select(models.AggregateConfig), models.AggregateConfig.name,
-                              models.AggregateConfig.id, marker_row, descending=False).limit(limit)
+                              models.AggregateConfig.id, marker_row, descending=descending).limit(limit)
         if availability_zone is not None:
             query = query.where(models.AggregateConfig.availability_zone == availability_zone)
         if not include_deleted:
             query = query.where(models.AggregateConfig.deleted.is_(False))
         rows = list(session.execute(query).scalars())
-        events = _last_events(session, [r.name for r in rows])
-        return [_aggregate_dict(r, events.get(r.name)) for r in rows]
+        names = [r.name for r in rows]
+        events, counts = _last_events(session, names), _host_counts(session, names)
+        return [_aggregate_dict(r, events.get(r.name), counts.get(r.name, 0)) for r in rows]
 
 
 def get_aggregate_summary(db, name):
     """One aggregate with its config, newest event and current (unfinished) event."""
     with db.reader() as session:
         row = _aggregate_row(session, name)
-        values = _aggregate_dict(row, _last_events(session, [name]).get(name))
+        values = _aggregate_dict(row, _last_events(session, [name]).get(name),
+                                 _host_counts(session, [name]).get(name, 0))
         current = session.execute(sa.select(models.Event).where(
             models.Event.aggregate_name == name, models.Event.status != states.EventStatus.COMPLETED).order_by(
             models.Event.created_at.desc(), models.Event.id.desc()).limit(1)).scalar_one_or_none()

@@ -126,6 +126,7 @@ get_snapshot_summary = snapshots.get_snapshot_summary
 
 # vms
 get_vm_state = vms.get_vm_state
+page_vm_states = vms.page_vm_states
 add_vm_history = vms.add_vm_history
 list_vm_history = vms.list_vm_history
 begin_vm_transition = vms.begin_vm_transition

@@ -121,8 +121,11 @@ EVENT_SORT_KEYS = ("created_at", "updated_at", "status", "kind")
 
 
 def page_events(db, limit, marker=None, aggregate=None, kind=None, status=None, state=None,
-                sort_key="created_at", sort_dir="desc"):
-    """One page of events, filtered, sorted by ``sort_key`` (then id) in ``sort_dir``."""
+                sort_key="created_at", sort_dir="desc", since=None):
+    """One page of events, filtered, sorted by ``sort_key`` (then id) in ``sort_dir``.
+
+    ``since``: only events created at or after it (a naive UTC datetime, as stored).
+    """
     common.check_choice("sort_key", sort_key, EVENT_SORT_KEYS)
     common.check_choice("sort_dir", sort_dir, ("asc", "desc"))
     filters = []
@@ -134,6 +137,8 @@ def page_events(db, limit, marker=None, aggregate=None, kind=None, status=None, 
             filters.append(getattr(models.Event, field) == value)
     if aggregate is not None:
         filters.append(models.Event.aggregate_name == aggregate)
+    if since is not None:
+        filters.append(models.Event.created_at >= since)
     with db.reader() as session:
         marker_row = common.marker_row(session, models.Event, marker)
         query = common.keyset(sa.select(models.Event).where(*filters), getattr(models.Event, sort_key),

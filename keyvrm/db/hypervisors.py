@@ -121,21 +121,26 @@ def _hypervisor_dict(row, current_snapshot_id):
 
 
 @functools.lru_cache(maxsize=None)
-def _hosts_statement(after=False, host=False, state=None, aggregate=False):
+def _hosts_statement(after=False, host=False, state=None, aggregate=False, zone=False, descending=False):
     """The first ``:limit`` hosts by name: hosts with a row, and hosts only KeyVRM holds a state for.
 
-    Filters, each a bound parameter: ``after`` (names after ``:after``), ``host`` (that
-    name only), ``state`` (``"ok"``: KeyVRM's state ``:state`` or none; ``"held"``:
-    ``:state``), ``aggregate`` (hosts whose row lists ``:aggregate``). Each part reads at
-    most ``:limit`` rows in name order (an index scan) before the two are merged, so a page
-    costs the same in a region of 500 hosts as in one of 10,000. Built once per
-    combination of filters: building this union takes longer than running it.
+    Filters, each a bound parameter: ``after`` (names after ``:after`` in the order),
+    ``host`` (that name only), ``state`` (``"ok"``: KeyVRM's state ``:state`` or none;
+    ``"held"``: ``:state``), ``aggregate`` (hosts whose row lists ``:aggregate``), ``zone``
+    (hosts whose row is in AZ ``:availability_zone``); ``descending``: names from the last
+    down (a page before ``:after``). Each part reads at most ``:limit`` rows in name order
+    (an index scan) before the two are merged, so a page costs the same in a region of 500
+    hosts as in one of 10,000. Built once per combination of filters: building this union
+    takes longer than running it.
     """
     seen = sa.select(H.name.label("host"), *_SEEN, *_HELD).select_from(H).outerjoin(S, S.host == H.name)
     held = sa.select(S.host.label("host"), *(sa.cast(sa.null(), c.type).label(c.key) for c in _SEEN), *_HELD).where(
         ~sa.exists().where(H.name == S.host))
     if after:
-        seen, held = seen.where(H.name > sa.bindparam("after")), held.where(S.host > sa.bindparam("after"))
+        if descending:
+            seen, held = seen.where(H.name < sa.bindparam("after")), held.where(S.host < sa.bindparam("after"))
+        else:
+            seen, held = seen.where(H.name > sa.bindparam("after")), held.where(S.host > sa.bindparam("after"))
     if host:
         seen, held = seen.where(H.name == sa.bindparam("host")), held.where(S.host == sa.bindparam("host"))
     if state is not None:
@@ -143,38 +148,50 @@ def _hosts_statement(after=False, host=False, state=None, aggregate=False):
         if state == "ok":
             in_state = sa.or_(S.state.is_(None), in_state)
         seen, held = seen.where(in_state), held.where(in_state)
-    limit = sa.bindparam("limit", type_=sa.Integer)
-    parts = [seen.order_by(H.name).limit(limit)]
     if aggregate:
-        parts[0] = parts[0].where(H.name.in_(sa.select(HA.host).where(HA.aggregate == sa.bindparam("aggregate"))))
-    else:  # a host only KeyVRM holds is in no aggregate
-        parts.append(held.order_by(S.host).limit(limit))
+        seen = seen.where(H.name.in_(sa.select(HA.host).where(HA.aggregate == sa.bindparam("aggregate"))))
+    if zone:
+        seen = seen.where(H.availability_zone == sa.bindparam("availability_zone"))
+
+    def ordered(column):
+        return column.desc() if descending else column.asc()
+
+    limit = sa.bindparam("limit", type_=sa.Integer)
+    parts = [seen.order_by(ordered(H.name)).limit(limit)]
+    if not (aggregate or zone):  # a host only KeyVRM holds is in no aggregate and no AZ
+        parts.append(held.order_by(ordered(S.host)).limit(limit))
     hosts = sa.union_all(*(sa.select(part.subquery()) for part in parts)).subquery()
-    return sa.select(hosts).order_by(hosts.c.host).limit(limit)
+    return sa.select(hosts).order_by(ordered(hosts.c.host)).limit(limit)
 
 
-def _select_hosts(session, limit, after=None, host=None, state=None, aggregate=None):
+def _select_hosts(session, limit, after=None, host=None, state=None, aggregate=None, availability_zone=None,
+                  descending=False):
     """Rows of ``_hosts_statement`` for these filter values (None: no such filter)."""
-    values = dict(limit=limit, after=after, host=host, state=state, aggregate=aggregate)
+    values = dict(limit=limit, after=after, host=host, state=state, aggregate=aggregate,
+                  availability_zone=availability_zone)
     statement = _hosts_statement(after is not None, host is not None,
-                                 None if state is None else "ok" if state == "ok" else "held", aggregate is not None)
+                                 None if state is None else "ok" if state == "ok" else "held", aggregate is not None,
+                                 availability_zone is not None, bool(descending))
     return session.execute(statement, {k: v for k, v in values.items() if v is not None}).all()
 
 
-def page_hypervisors(db, limit, marker=None, state=None, aggregate=None) -> list:
+def page_hypervisors(db, limit, marker=None, state=None, aggregate=None, availability_zone=None,
+                     descending=False) -> list:
     """One page of hosts by name after ``marker``: the newest snapshot's with hosts and every one KeyVRM holds.
 
     Each: KeyVRM's state with since/why/event and fencing record and, from its row, the
     host's AZ, aggregates and compute service as Nova showed them; a host only KeyVRM
     holds shows the current snapshot's id, no AZ, no aggregates and no service.
     ``state``: KeyVRM's state (``ok`` when it holds none); ``aggregate``: hosts Nova lists
-    in it. ``marker`` is a host name (it need not exist).
+    in it; ``availability_zone``: hosts Nova lists in that AZ. ``marker`` is a host name
+    (it need not exist); ``descending``: names from the last down, the page before ``marker``.
     """
     if state is not None and state not in tuple(states.HypervisorState):
         choices = ", ".join(states.HypervisorState)
         raise exception.InvalidField("state", "must be one of %s, got %r" % (choices, state))
     with db.reader() as session:
-        rows = _select_hosts(session, limit, after=marker, state=state, aggregate=aggregate)
+        rows = _select_hosts(session, limit, after=marker, state=state, aggregate=aggregate,
+                             availability_zone=availability_zone, descending=descending)
         current_id = _current_snapshot(session)[0] if any(r.taken_at is None for r in rows) else None
     return [_hypervisor_dict(r, current_id) for r in rows]
 

@@ -55,7 +55,26 @@ def get_vm_state(db, vm_id):
         row = session.get(models.VMState, vm_id)
         if row is None:
             raise exception.NotFound(f"VM {vm_id} is not known to KeyVRM")
-        return {c.name: getattr(row, c.name) for c in models.VMState.__table__.columns}
+        return common.columns(row, models.VMState)
+
+
+def page_vm_states(db, limit, marker=None, locked=None, state=None, descending=False):
+    """One page of the VMs KeyVRM holds a state for, by VM id after ``marker`` (an id; it need not exist).
+
+    ``locked``: only locked (True) or unlocked (False) VMs; ``state``: only VMs in that
+    transitional state (``migrating``) or left in that failure state (``migration_failed``);
+    ``descending``: ids from the highest down (the page before ``marker``).
+    """
+    vm = models.VMState
+    query = sa.select(vm).order_by(vm.vm_id.desc() if descending else vm.vm_id.asc()).limit(limit)
+    if marker is not None:
+        query = query.where(vm.vm_id < marker if descending else vm.vm_id > marker)
+    if locked is not None:
+        query = query.where(vm.locked.is_(bool(locked)))
+    if state is not None:
+        query = query.where(sa.or_(vm.transitional_state == state, vm.failure_state == state))
+    with db.reader() as session:
+        return [common.columns(row, vm) for row in session.execute(query).scalars()]
 
 
 def add_vm_history(db, vm_id, action, status, started_at, finished_at=None, message=None,

@@ -64,13 +64,24 @@ def test_admin_puts_an_aggregate_in_noop_with_a_reason_and_back(cloud, page, scr
     assert portal.api_get(cloud, "RegionOne", "/aggregates/agg-002")["aggregate"]["no_op_mode"] is False
 
 
+def _host_count(cloud, region, aggregate):
+    return len(portal.api_get(cloud, region, "/hypervisors?aggregate=%s" % aggregate)["hypervisors"])
+
+
 def test_switching_region_shows_the_other_regions_aggregates(cloud, page, screenshot):
     portal.log_in(page, cloud, "admin", identity.ADMIN_PASSWORD)
     portal.switch_region(page, cloud, "RegionOne")
     screenshot(page, "region-one")
-    assert "cmp-00012" in _hosts_cell(page, "agg-002")  # 6 hosts per aggregate: agg-002 is cmp-00007..12
+    # the index counts an aggregate's hosts and links to them (it no longer lists every host of the region)
+    assert "6 hosts" in _hosts_cell(page, "agg-002")  # 6 hosts per aggregate: agg-002 is cmp-00007..12
+    assert _host_count(cloud, "RegionOne", "agg-002") == 6
     portal.switch_region(page, cloud, "RegionTwo")
     screenshot(page, "region-two")
     assert "RegionTwo" in page.locator(".navbar").inner_text()
-    assert "cmp-00006" in _hosts_cell(page, "agg-002")  # 10 hosts: agg-002 is cmp-00006..10
-    assert "cmp-00012" not in _hosts_cell(page, "agg-002")
+    two = _host_count(cloud, "RegionTwo", "agg-002")  # 10 hosts: agg-002 is cmp-00006..10
+    assert two != 6 and "%d hosts" % two in _hosts_cell(page, "agg-002")
+    page.click("#aggregates__row__agg-002 a[href$='?aggregate=agg-002']")  # the count links to the hosts
+    page.wait_for_load_state("networkidle")
+    screenshot(page, "region-two-agg-002-hosts")
+    listed = page.locator("#hypervisors tbody tr").all_inner_texts()
+    assert len(listed) == two and all("agg-002" in row for row in listed)

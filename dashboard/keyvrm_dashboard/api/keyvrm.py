@@ -19,8 +19,9 @@ SERVICE_TYPE = v1.SERVICE_TYPE
 # 1.4: an aggregate's failover tolerance and whether it is below its reserve; 1.5 changes only
 # the failover endpoint, which the panels do not call; 1.6: an aggregate's LB level; 1.7: its
 # overload persistence and least gain of a move; 1.8: a host's drain; 1.9: each recommendation with its latest
-# journal line, so the event page reads a page of them in one call).
-API_VERSION = "1.9"
+# journal line, so the event page reads a page of them in one call; 1.10: the VM list, events since, hosts by AZ,
+# pages back (sort_dir) and an aggregate's number of hosts).
+API_VERSION = "1.10"
 LB_KEYS = ("cpu", "ram", "net", "hugepages")
 
 
@@ -37,10 +38,14 @@ def availability_zone_list(request):
     return keyvrmclient(request).list_availability_zones()
 
 
-def aggregate_list(request, availability_zone=None):
-    """Every aggregate (of one zone when ``availability_zone`` is given), every page."""
-    return [reasons.aggregate_with_reasons(a)
-            for a in keyvrmclient(request).list_aggregates(availability_zone=availability_zone)]
+def aggregate_list(request, availability_zone=None, limit=None, marker=None, sort_dir=None):
+    """Aggregates by name (of one zone when given): one page of ``limit`` after ``marker``, else every page.
+
+    ``sort_dir`` ``desc``: from the last name down (the page before ``marker``).
+    """
+    client = keyvrmclient(request)
+    return [reasons.aggregate_with_reasons(a) for a in client.list_aggregates(
+        availability_zone=availability_zone, limit=limit, marker=marker, sort_dir=sort_dir)]
 
 
 def aggregate_get(request, name):
@@ -58,9 +63,13 @@ def aggregate_update(request, name, **changes):
     return keyvrmclient(request).update_aggregate(name, **changes)
 
 
-def event_list(request, aggregate, limit=None):
-    """The events of one aggregate, newest first (one page of ``limit`` when given)."""
-    return [reasons.with_reason(e) for e in keyvrmclient(request).list_events(aggregate=aggregate, limit=limit)]
+def event_list(request, aggregate, limit=None, marker=None, **filters):
+    """The events of one aggregate, newest first: one page of ``limit`` after ``marker`` when given.
+
+    ``filters``: the API's ``kind``, ``status``, ``state``, ``since`` and ``sort_dir``.
+    """
+    return [reasons.with_reason(e) for e in keyvrmclient(request).list_events(
+        aggregate=aggregate, limit=limit, marker=marker, **filters)]
 
 
 def event_get(request, event_id):
@@ -97,9 +106,12 @@ def operation_list(request, recommendation_id):
     return keyvrmclient(request).list_operations(recommendation_id)
 
 
-def hypervisor_list(request, aggregate=None):
-    """KeyVRM's hypervisors (of one aggregate when given) with state, since and why."""
-    return keyvrmclient(request).list_hypervisors(aggregate=aggregate)
+def hypervisor_list(request, aggregate=None, limit=None, marker=None, **filters):
+    """KeyVRM's hypervisors by name with state, since and why: one page of ``limit`` after ``marker`` when given.
+
+    ``aggregate`` and ``filters`` (``state``, ``availability_zone``, ``sort_dir``) as the API takes them.
+    """
+    return keyvrmclient(request).list_hypervisors(aggregate=aggregate, limit=limit, marker=marker, **filters)
 
 
 def hypervisor_restore(request, host, failback=False):
@@ -125,6 +137,14 @@ def config_update(request, **changes):
 def config_audit_list(request, limit=None):
     """The config audit trail, newest first."""
     return keyvrmclient(request).list_config_audit(limit=limit)
+
+
+def vm_list(request, limit=None, marker=None, **filters):
+    """The VMs KeyVRM holds a state for, by id: one page of ``limit`` after ``marker``.
+
+    ``filters``: the API's ``locked`` (True/False), ``state`` and ``sort_dir``.
+    """
+    return keyvrmclient(request).list_vms(limit=limit, marker=marker, **filters)
 
 
 def vm_get(request, vm_id):

@@ -15,11 +15,11 @@ AGGREGATE = {'name': 'agg-a', 'nova_id': 1, 'availability_zone': 'az1', 'deleted
              'storage_mode': 'shared', 'ha_failover_reserve': 1, 'failover_tolerance': None, 'failover_short': False,
              'lb_level': 3, 'lb_level_overridden': [], 'lb_persistence': 1, 'lb_min_gain': 2.0, 'failback': 'recommend',
              'created_at': '2026-12-01T00:00:00Z', 'updated_at': '2026-12-01T00:00:00Z',
-             'last_event': EVENT, 'last_event_state': None, 'current_event': EVENT}
+             'last_event': EVENT, 'last_event_state': None, 'current_event': EVENT, 'host_count': 2}
 
 NOOP_AGGREGATE = dict(AGGREGATE, name='agg-b', marker='HA', no_op_mode=True, no_op_reason='maintenance CHG-42',
                       last_event=None, current_event=None, failover_tolerance=0, failover_short=True,
-                      lb_level=4, lb_level_overridden=['lb_overload_threshold'])
+                      lb_level=4, lb_level_overridden=['lb_overload_threshold'], host_count=0)
 
 HYPERVISORS = [
     {'host': 'cmp-1', 'state': 'ok', 'state_since': '2026-12-01T00:00:00Z', 'reason': None, 'event_id': None,

@@ -2,6 +2,7 @@
 
 import copy
 
+from django.conf import settings
 from openstack_dashboard.test import helpers
 
 from keyvrm_dashboard.api import keyvrm
@@ -20,6 +21,16 @@ class _KeyvrmCatalog(object):
     def _setup_test_data(self):
         super()._setup_test_data()
         self.service_catalog = copy.deepcopy(self.service_catalog) + [keyvrm_service()]
+
+    def set_session(self, **values):
+        """Put ``values`` in the user's session, as Horizon's Settings page does (e.g. ``django_timezone``).
+
+        The test settings keep the session in a signed cookie: the client gets the new one.
+        """
+        session = self.client.session
+        session.update(values)
+        session.save()
+        self.client.cookies[settings.SESSION_COOKIE_NAME] = session.session_key
 
     def assertModalAndPage(self, url, modal_template, text):
         """``url`` renders ``modal_template`` alone for Horizon's ajax-modal, inside base.html otherwise.

@@ -1,4 +1,4 @@
-"""The load chart's geometry: bar heights, limit lines and their labels, legend, hugepages, marks, truncation."""
+"""The load chart's geometry: bar heights, limit lines and their labels, legend, hugepages, marks, scale, order."""
 
 import re
 
@@ -62,13 +62,36 @@ class LoadChartTests(test.SimpleTestCase):
         self.assertIn('cmp-1: overloaded<', svg)
         self.assertIn('cmp-2: not overloaded<', svg)
 
-    def test_beyond_the_limit_the_most_loaded_are_drawn_and_the_rest_counted(self):
-        hosts = [_host('cmp-%02d' % i, score=float(i)) for i in range(60)]
+    def test_every_host_is_drawn_the_most_loaded_first(self):
+        hosts = [_host('cmp-%03d' % i, score=float(i % 90)) for i in range(240)]
         chart = charts.layout(_load(hosts))
         drawn = [h['host'] for h, _, _ in chart.hosts]
-        self.assertEqual(['cmp-%02d' % i for i in range(10, 60)], drawn)
-        self.assertEqual(10, chart.not_shown)
-        self.assertIn('10 more hosts not shown', charts.render(chart, 'agg-a'))
+        self.assertEqual(240, len(drawn))
+        self.assertEqual(['cmp-089', 'cmp-179', 'cmp-088', 'cmp-178'], drawn[:4])  # 89 first, ties by name
+        self.assertEqual(drawn, [row['host'] for row in charts.table_rows(_load(hosts))])
+        self.assertNotIn('not shown', charts.render(chart, 'agg-a'))
+
+    def test_a_value_above_100_is_drawn_at_its_height_on_a_taller_scale_not_clamped(self):
+        load = _load([_host('cmp-hot', cpu=227.0, ram=50.0, score=150.0), _host('cmp-1', cpu=100.0, score=60.0)])
+        chart = charts.layout(load)
+        self.assertEqual((250.0, 50.0), (chart.top_pct, chart.grid_step_pct))
+        bars = {(b.host, b.metric): b for b in chart.bars}
+        self.assertAlmostEqual(charts.PLOT_H * 227 / 250, bars['cmp-hot', 'cpu'].height)
+        self.assertAlmostEqual(2.27 * bars['cmp-1', 'cpu'].height, bars['cmp-hot', 'cpu'].height)
+        self.assertGreater(bars['cmp-hot', 'cpu'].height, bars['cmp-hot', 'syn_score'].height)
+        svg = charts.render(chart, 'agg-a')
+        self.assertIn('cmp-hot: CPU 227 %', svg)
+        self.assertIn('>250%</text>', svg)  # the top of the scale's axis
+        lines = {ln.label: ln.y for ln in chart.lines}  # the limits are kept, on the same scale
+        self.assertAlmostEqual(charts.y_of(80, 250.0), lines['threshold'])
+        self.assertAlmostEqual(charts.y_of(85, 250.0), lines['CPU ceiling'])
+        hot = charts.table_rows(load)[0]
+        cpu = hot['cells'][0]
+        self.assertEqual(('cmp-hot', '227.0', True), (hot['host'], cpu['text'], cpu['above_100']))
+
+    def test_up_to_100_the_scale_is_0_to_100(self):
+        chart = charts.layout(_load([_host('cmp-1', cpu=100.0, score=99.9)]))
+        self.assertEqual((100.0, 25.0), (chart.top_pct, chart.grid_step_pct))
 
     def test_host_names_are_escaped(self):
         svg = charts.render(charts.layout(_load([_host('<b>x', cpu=1.0)])), 'agg-a')
@@ -78,7 +101,7 @@ class LoadChartTests(test.SimpleTestCase):
     def test_the_legend_shows_each_bar_colour_line_style_and_the_overloaded_mark(self):
         svg = charts.render(charts.layout(_load([_host('cmp-1', cpu=10.0)])), 'agg-a')
         self.assertEqual(['CPU', 'RAM', 'net', 'syn_score'], legend_labels(svg, 'bar'))
-        self.assertEqual(['CPU ceiling', 'threshold', 'target max'], legend_labels(svg, 'line'))
+        self.assertEqual(['CPU ceiling 85%', 'threshold 80%', 'target max 70%'], legend_labels(svg, 'line'))
         self.assertEqual(['overloaded host'], legend_labels(svg, 'mark'))
         self.assertIn('stroke="#d62728" stroke-dasharray="6 3"', svg.split('keyvrm-legend-line')[2])
 
@@ -135,5 +158,5 @@ class LoadChartTests(test.SimpleTestCase):
         self.assertEqual(2, svg.count('class="keyvrm-bar keyvrm-bar-hugepages"'))
         self.assertIn('cmp-3: hugepages missing', svg)
         self.assertIn('hugepages', legend_labels(svg, 'bar'))
-        self.assertIn('hugepages ceiling', legend_labels(svg, 'line'))
+        self.assertIn('hugepages ceiling 90%', legend_labels(svg, 'line'))
         self.assertIn('hugepages ceiling 90%', svg)

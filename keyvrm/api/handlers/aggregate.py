@@ -10,13 +10,17 @@ from keyvrm.policies import aggregate as policy
 
 AZ = route.Param("availability_zone", {"type": "string"}, "Only aggregates of this AZ.")
 DELETED = route.Param("include_deleted", {"type": "boolean"}, "Also list aggregates Nova no longer has.")
+SORT_DIR = route.Param("sort_dir", {"type": "string", "enum": ["asc", "desc"]},
+                       "asc (the default): names from the first on; desc: from the last down, so a marker"
+                       " gives the page before it.", since=microversion.PORTAL_LISTS)
 
 
 def _render(values, version):
     """An aggregate as served at ``version``: its events' reasons shown for that version.
 
     From 1.4 its failover tolerance the last cycle found and whether it is below the reserve;
-    from 1.6 its LB level and the thresholds overridden since it was chosen.
+    from 1.6 its LB level and the thresholds overridden since it was chosen; from 1.10 its
+    number of hosts.
     """
     if version < microversion.FAILOVER:
         values.pop("failover_short", None)
@@ -26,6 +30,8 @@ def _render(values, version):
             values.pop(field, None)
     if version < microversion.LB_LEVEL:
         values.pop("lb_level_overridden", None)
+    if version < microversion.PORTAL_LISTS:
+        values.pop("host_count", None)
     last = values.get("last_event")
     values["last_event_state"] = last["state"] if last else None
     for key in ("last_event", "current_event"):
@@ -40,7 +46,8 @@ def list_aggregates(call):
     limit = paging.page_size(call, q)
     rows = db_api.page_aggregates(call.db, limit, marker=q.get("marker"),
                                   availability_zone=q.get("availability_zone"),
-                                  include_deleted=q.get("include_deleted", False))
+                                  include_deleted=q.get("include_deleted", False),
+                                  descending=q.get("sort_dir") == "desc")
     return paging.collection(call, "aggregates", [_render(r, call.version) for r in rows], limit,
                              lambda r: r["name"])
 
@@ -74,7 +81,7 @@ _SHOWN = (route.Link("show_aggregate", {"name": _NAME}), route.Link("update_aggr
 
 ROUTES = [
     route.Route("GET", "/v1/aggregates", list_aggregates, "List aggregates.", schema.AGGREGATES,
-                policy=policy.LIST, query=paging.PARAMS + (AZ, DELETED), errors=(400,),
+                policy=policy.LIST, query=paging.PARAMS + (AZ, DELETED, SORT_DIR), errors=(400,),
                 links=(route.Link("show_aggregate", _FIRST), route.Link("update_aggregate", _FIRST))),
     route.Route("GET", "/v1/aggregates/{name}", show_aggregate, "Show an aggregate.", schema.AGGREGATE,
                 policy=policy.GET, errors=(404,), links=_SHOWN[1:]),

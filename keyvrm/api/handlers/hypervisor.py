@@ -12,6 +12,11 @@ from keyvrm.policies import hypervisor as policy
 STATE = route.Param("state", {"type": "string", "enum": states.values(states.HypervisorState)},
                     "Only hosts in this KeyVRM state.")
 AGGREGATE = route.Param("aggregate", {"type": "string", "minLength": 1}, "Only hosts of this aggregate.")
+AZ = route.Param("availability_zone", {"type": "string", "minLength": 1}, "Only hosts Nova lists in this AZ.",
+                 since=microversion.PORTAL_LISTS)
+SORT_DIR = route.Param("sort_dir", {"type": "string", "enum": ["asc", "desc"]},
+                       "asc (the default): names from the first on; desc: from the last down, so a marker"
+                       " gives the page before it.", since=microversion.PORTAL_LISTS)
 
 
 def list_hypervisors(call):
@@ -19,7 +24,9 @@ def list_hypervisors(call):
     q = call.query
     limit = paging.page_size(call, q)
     items = hypervisors_db.page_hypervisors(call.db, limit, marker=q.get("marker"), state=q.get("state"),
-                                            aggregate=q.get("aggregate"))
+                                            aggregate=q.get("aggregate"),
+                                            availability_zone=q.get("availability_zone"),
+                                            descending=q.get("sort_dir") == "desc")
     return paging.collection(call, "hypervisors", items, limit, lambda i: i["host"])
 
 
@@ -46,7 +53,8 @@ _FIRST = {"host": route.first("hypervisors", "host")}
 
 ROUTES = [
     route.Route("GET", "/v1/hypervisors", list_hypervisors, "List hypervisors with KeyVRM's state.",
-                schema.HYPERVISORS, policy=policy.LIST, query=paging.PARAMS + (STATE, AGGREGATE), errors=(400,),
+                schema.HYPERVISORS, policy=policy.LIST, query=paging.PARAMS + (STATE, AGGREGATE, AZ, SORT_DIR),
+                errors=(400,),
                 links=(route.Link("show_hypervisor", _FIRST), route.Link("restore_hypervisor", _FIRST))),
     route.Route("GET", "/v1/hypervisors/{host}", show_hypervisor, "Show a hypervisor's KeyVRM state.",
                 schema.HYPERVISOR, policy=policy.GET, errors=(404,),

@@ -67,7 +67,10 @@ def config_fields(version):
 
 
 def _item_fields(version):
-    """An aggregate's fields at ``version`` (its events' reasons differ; 1.4 adds failover, 1.6 the LB level)."""
+    """An aggregate's fields at ``version``.
+
+    Its events' reasons differ; 1.4 adds failover, 1.6 the LB level, 1.10 its number of hosts.
+    """
     fields = dict(config_fields(version), name=common.STRING, nova_id=common.OPT_INTEGER,
                   availability_zone=common.OPT_STRING, deleted=common.BOOLEAN,
                   created_at=common.TIMESTAMP, updated_at=common.TIMESTAMP,
@@ -82,6 +85,10 @@ def _item_fields(version):
                                 " ha_failover_reserve (it warned insufficient_failover_capacity)"))
     if version >= microversion.LB_LEVEL:
         fields.update(lb_level_overridden=OVERRIDDEN)
+    if version >= microversion.PORTAL_LISTS:
+        fields.update(host_count=dict(common.INTEGER, minimum=0, description="how many hosts the newest"
+                                      " snapshot with hosts lists in the aggregate (GET /v1/hypervisors"
+                                      "?aggregate= lists them)"))
     return fields
 
 

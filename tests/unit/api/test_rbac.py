@@ -41,6 +41,7 @@ MATRIX = {
     ("POST", "/v1/recommendations/{recommendation_id}/run"): "admin",
     ("POST", "/v1/recommendations/{recommendation_id}/cancel"): "admin",
     ("GET", "/v1/recommendations/{recommendation_id}/operations"): "reader",
+    ("GET", "/v1/vms"): "reader",
     ("GET", "/v1/vms/{vm_id}"): "reader",
     ("GET", "/v1/vms/{vm_id}/history"): "reader",
     ("POST", "/v1/vms/{vm_id}/unlock"): "admin",

@@ -78,3 +78,4 @@ def test_the_dashboards_constants_colour_every_served_value_and_name_only_served
     assert set(dashboard.RECOMMENDATION_FINAL) <= set(enums["recommendation statuses"])
     assert dashboard.MANUAL_ACTION in enums["recommendation statuses"]
     assert set(dashboard.CYCLE_FINISHED) <= set(enums["cycle statuses"])
+    assert set(dashboard.VM_STATES) == set(_param_enum(served, "/v1/vms", "state"))

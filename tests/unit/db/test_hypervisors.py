@@ -168,6 +168,35 @@ def test_pages_walk_every_matching_host_by_name_once(sqlite_db, filters, limit):
     assert walked == expected
 
 
+@pytest.mark.parametrize("filters", [{}, {"state": "ok"}, {"state": "fenced"}, {"aggregate": "agg-a"}])
+@pytest.mark.parametrize("limit", [1, 3, 50])
+def test_pages_walked_from_the_last_name_down_are_the_same_hosts_in_reverse(sqlite_db, filters, limit):
+    _held_region(sqlite_db)
+    walked, marker = [], None
+    while True:
+        page = [h["host"] for h in hypervisors_db.page_hypervisors(sqlite_db, limit, marker=marker, descending=True,
+                                                                   **filters)]
+        walked += page
+        if len(page) < limit:
+            break
+        marker = page[-1]
+    assert walked == list(reversed(_expected(**filters)))
+
+
+def test_the_page_before_a_marker_is_the_nearest_hosts_first(sqlite_db):
+    _held_region(sqlite_db)
+    page = hypervisors_db.page_hypervisors(sqlite_db, 2, marker="h06", descending=True)
+    assert [h["host"] for h in page] == ["h05", "h04"]
+
+
+def test_an_az_keeps_the_hosts_nova_lists_in_it_and_none_only_keyvrm_holds(sqlite_db):
+    _store(sqlite_db, _snapshot(SEEN + [m.Hypervisor("h11", "az2", ("agg-c",))]))
+    db_api.set_hypervisor_state(sqlite_db, "h01", "error")
+    assert _names(sqlite_db, availability_zone="az2") == ["h11"]
+    assert _names(sqlite_db, availability_zone="az1") == [h.name for h in SEEN]
+    assert _names(sqlite_db, availability_zone="az1", aggregate="agg-b", state="ok") == ["h04", "h06", "h08"]
+
+
 def test_a_marker_need_not_be_a_listed_host(sqlite_db):
     _held_region(sqlite_db)
     assert _names(sqlite_db, marker="h045") == ["h05", "h06", "h07", "h08", "h09", "h10"]

@@ -57,7 +57,7 @@ def _client(url, **kwargs):
     ("1.0", "1.0", "1.0"),
     (None, None, "1.0"),  # a server older than microversions serves 1.0
     ("1.0", "1.99", v1.KNOWN_VERSIONS[-1]),
-    ("1.10", "1.11", None),
+    ("1.98", "1.99", None),
 ])
 def test_the_highest_known_version_the_server_serves_is_picked(server_min, server_max, picked):
     assert v1.pick_version(server_min, server_max) == picked
@@ -86,11 +86,11 @@ def test_a_pinned_client_sends_its_version_without_asking(seeded_db, serve_app):
 
 
 def test_a_server_serving_no_version_the_client_reads_is_a_406_naming_both_ranges(serve_app):
-    client = _client(serve_app(_version_document("1.10", "1.11")))
+    client = _client(serve_app(_version_document("1.98", "1.99")))
     with pytest.raises(v1.ClientError) as caught:
         client.get_config()
     assert caught.value.status == 406
-    assert "1.10 to 1.11" in caught.value.detail and v1.KNOWN_VERSIONS[0] in caught.value.detail
+    assert "1.98 to 1.99" in caught.value.detail and v1.KNOWN_VERSIONS[0] in caught.value.detail
 
 
 def test_a_version_the_client_cannot_read_is_refused_naming_the_argument():
@@ -101,3 +101,13 @@ def test_a_version_the_client_cannot_read_is_refused_naming_the_argument():
 def test_the_client_reads_every_version_the_server_serves():
     # a new microversion ships with the client code that reads it (the CLI, the SDK's users)
     assert v1.KNOWN_VERSIONS == microversion.VERSIONS
+
+
+def test_the_vm_list_needs_1_10_and_passes_its_filters(seeded_db, serve_app):
+    url = serve_app(seed.make_app(seeded_db))
+    with pytest.raises(v1.ClientError, match="needs microversion 1.10"):
+        _client(url, api_version="1.8").list_vms(locked=True)
+    client = _client(url, api_version="1.10")
+    assert [vm["vm_id"] for vm in client.list_vms(locked=True)] == ["vm-locked"]
+    assert [vm["vm_id"] for vm in client.list_vms(locked=False, limit=5)] == ["vm-1"]
+    assert [vm["vm_id"] for vm in client.list_vms(marker="vm-locked", sort_dir="desc", limit=1)] == ["vm-1"]

@@ -1,12 +1,21 @@
-"""Tables of the Aggregates panel: aggregates of a zone, an aggregate's events and its hosts."""
+"""Tables of the Aggregates panel: aggregates of a zone, an aggregate's events and its hosts, each paged."""
+
+import urllib.parse
 
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 from horizon import tables
+from keyvrmclient import states as api_states
 
 from keyvrm_dashboard import access
 from keyvrm_dashboard.api import keyvrm
+from keyvrm_dashboard import paging
 from keyvrm_dashboard import states
+from keyvrm_dashboard.templatetags import keyvrm_time
+
+# The query parameters of the index that Edit carries to its form and back (the zone, the page).
+INDEX_QUERY = ('availability_zone', 'marker', 'prev_marker')
 
 
 def yes_no(value):
@@ -35,6 +44,26 @@ def aggregate_url(datum):
     return reverse('horizon:admin:keyvrm_aggregates:detail', args=[datum['name']])
 
 
+def hosts_url(datum):
+    """The hypervisors panel filtered by this aggregate (its filter box shows it)."""
+    return '%s?%s' % (reverse('horizon:admin:keyvrm_hypervisors:index'),
+                      urllib.parse.urlencode({'aggregate': datum['name']}))
+
+
+def host_count_of(datum):
+    """``6 hosts``; '' from an API that does not count them."""
+    count = datum.get('host_count')
+    if count is None:
+        return ''
+    return ngettext("%(count)d host", "%(count)d hosts", count) % {'count': count}
+
+
+def index_query(request):
+    """The index's zone and page as a query string ('' for none), for links that come back to it."""
+    kept = [(name, request.GET[name]) for name in INDEX_QUERY if request.GET.get(name)]
+    return urllib.parse.urlencode(kept)
+
+
 def event_url(datum):
     return reverse('horizon:admin:keyvrm_aggregates:event', args=[datum['id']])
 
@@ -50,8 +79,14 @@ class EditAggregate(tables.LinkAction):
         """Only for users who may change KeyVRM's config (a reader sees no button)."""
         return access.may_change(request)
 
+    def get_link_url(self, datum=None):
+        """The form, carrying the index's zone and page so that Save comes back to them."""
+        url = reverse(self.url, args=[datum['name']])
+        query = index_query(self.table.request)
+        return '%s?%s' % (url, query) if query else url
 
-class AggregatesTable(tables.DataTable):
+
+class AggregatesTable(paging.PagedTable, tables.DataTable):
     name = tables.WrappingColumn('name', verbose_name=_("Name"), link=aggregate_url)
     availability_zone = tables.Column('availability_zone', verbose_name=_("Availability zone"))
     marker = tables.Column('marker', verbose_name=_("Marker"), empty_value=_("(none)"))
@@ -66,7 +101,9 @@ class AggregatesTable(tables.DataTable):
     lb_level = tables.Column(lb_level_of, verbose_name=_("LB level"), empty_value='',
                              help_text=_("The LB dial, 1 (only hosts at a ceiling) to 5 (balance); * when a"
                                          " threshold was changed after the level was chosen"))
-    hosts = tables.WrappingColumn('hosts', verbose_name=_("Hosts"), filters=(', '.join,))
+    hosts = tables.Column(host_count_of, verbose_name=_("Hosts"), link=hosts_url, empty_value='-',
+                          help_text=_("How many hosts Nova lists in the aggregate; the link lists them on the"
+                                      " Hypervisors panel"))
 
     def get_object_id(self, datum):
         return datum['name']
@@ -87,14 +124,37 @@ class EventRow(tables.Row):
         return keyvrm.event_get(request, event_id)
 
 
-class EventsTable(tables.DataTable):
+class EventFilter(paging.ServerFilter):
+    """The events by kind, status, state or creation time (the API filters them, one page at a time)."""
+
+    name = 'filter_keyvrm_events'
+    filter_choices = (('kind', _("Kind ="), True), ('status', _("Status ="), True), ('state', _("State ="), True),
+                      ('since', _("Created since"), True, _("A date, or a date and time, in your time zone")))
+    values = {'kind': paging.one_of(_("Kind"), api_states.EVENT_KINDS),
+              'status': paging.one_of(_("Status"), api_states.EVENT_STATUSES),
+              'state': paging.one_of(_("State"), api_states.EVENT_STATES),
+              'since': paging.since_value}
+
+
+class _OnTheAggregatePage(object):
+    """A table of the aggregate page whose form posts to that page, also when the live fragment drew it."""
+
+    def get_absolute_url(self):
+        return reverse('horizon:admin:keyvrm_aggregates:detail', args=[self.kwargs['name']])
+
+    def get_full_url(self):
+        query = self.request.GET.urlencode()
+        return self.get_absolute_url() + ('?' + query if query else '')
+
+
+class EventsTable(_OnTheAggregatePage, paging.PagedTable, tables.DataTable):
     id = tables.Column('id', verbose_name=_("ID"), link=event_url)
     kind = tables.Column('kind', verbose_name=_("Kind"))
     status = tables.Column('status', verbose_name=_("Status"), status=True, status_choices=states.EVENT_STATUS_DONE)
     marker = tables.Column('marker', verbose_name=_("Marker"))
     state = tables.Column('state', verbose_name=_("State"), empty_value='-')
     reason = tables.WrappingColumn('reason', verbose_name=_("Reason"), empty_value='')
-    created = tables.Column('created_at', verbose_name=_("Created"))
+    created = tables.Column('created_at', verbose_name=_("Created"), filters=(keyvrm_time.time_html,))
 
     def get_object_id(self, datum):
         return datum['id']
@@ -104,13 +164,16 @@ class EventsTable(tables.DataTable):
         verbose_name = _("Events")
         status_columns = ('status',)
         row_class = EventRow
+        table_actions = (EventFilter,)
+        pagination_param = 'events_marker'
+        prev_pagination_param = 'events_prev_marker'
 
 
-class AggregateHostsTable(tables.DataTable):
+class AggregateHostsTable(_OnTheAggregatePage, paging.PagedTable, tables.DataTable):
     host = tables.Column('host', verbose_name=_("Host"))
     state = tables.Column('state', verbose_name=_("KeyVRM state"), status=True,
                           status_choices=states.HOST_STATE_COLOURS)
-    since = tables.Column('state_since', verbose_name=_("Since"), empty_value='-')
+    since = tables.Column('state_since', verbose_name=_("Since"), filters=(keyvrm_time.time_html,))
     reason = tables.WrappingColumn('reason', verbose_name=_("Why"), empty_value='')
 
     def get_object_id(self, datum):
@@ -120,3 +183,5 @@ class AggregateHostsTable(tables.DataTable):
         name = 'agg_hosts'
         verbose_name = _("Hosts")
         status_columns = ('state',)
+        pagination_param = 'hosts_marker'
+        prev_pagination_param = 'hosts_prev_marker'

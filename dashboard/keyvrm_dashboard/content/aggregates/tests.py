@@ -61,7 +61,8 @@ class AdminAggregatesTests(IndexAnswers, kv_helpers.AdminTestCase):
         res = self.client.get(INDEX_URL)
         self.assertTemplateUsed(res, 'admin/keyvrm_aggregates/index.html')
         rows = {row['name']: row for row in res.context['table'].data}
-        self.assertEqual(['cmp-1', 'cmp-2'], rows['agg-a']['hosts'])
+        self.assertContains(res, '<a href="/admin/keyvrm_hypervisors/?aggregate=agg-a" >2 hosts</a>', html=False)
+        self.mock_hypervisor_list.assert_not_called()  # a count and a link, not every host of the region
         self.assertEqual('HA: aggregate in NOOP: maintenance CHG-42', rows['agg-b']['last_outcome'])
         self.assertEqual('cmp-1 syn_score 91.2% > 80%', rows['agg-a']['last_outcome'])
         self.assertContains(res, 'maintenance CHG-42')
@@ -72,13 +73,15 @@ class AdminAggregatesTests(IndexAnswers, kv_helpers.AdminTestCase):
         self.assertEqual('4*', table.columns['lb_level'].get_data(rows['agg-b']))  # a threshold overridden
         self.assertContains(res, 'id="keyvrm-az-az1"')
         self.assertContains(res, EDIT_URL)
-        self.mock_aggregate_list.assert_called_once_with(helpers.IsHttpRequest(), availability_zone=None)
+        self.mock_aggregate_list.assert_called_once_with(helpers.IsHttpRequest(), availability_zone=None,
+                                                         limit=21, marker=None, sort_dir=None)
 
     @helpers.create_mocks({keyvrm: INDEX_CALLS})
     def test_index_shows_the_chosen_zone_only(self):
         self.answer_index()
         self.client.get(INDEX_URL + '?availability_zone=az1')
-        self.mock_aggregate_list.assert_called_once_with(helpers.IsHttpRequest(), availability_zone='az1')
+        self.mock_aggregate_list.assert_called_once_with(helpers.IsHttpRequest(), availability_zone='az1',
+                                                         limit=21, marker=None, sort_dir=None)
 
     @helpers.create_mocks({keyvrm: INDEX_CALLS})
     def test_api_error_is_a_message_not_a_500(self):
@@ -201,7 +204,8 @@ class AdminAggregatesTests(IndexAnswers, kv_helpers.AdminTestCase):
         self.assertContains(res, 'No event running.')
         self.assertContains(res, 'evacuated after fencing by BMC')
         self.assertEqual(['ev-1'], [e['id'] for e in res.context['events_table'].data])
-        self.mock_hypervisor_list.assert_called_once_with(helpers.IsHttpRequest(), aggregate='agg-b')
+        self.mock_hypervisor_list.assert_called_once_with(helpers.IsHttpRequest(), aggregate='agg-b', limit=21,
+                                                          marker=None, sort_dir=None)
         self.assertContains(res, 'No snapshot yet')
         self.assertNotContains(res, 'id="keyvrm-load-chart"')
         self.assertContains(res, '4 — overridden since: lb_overload_threshold')
@@ -216,7 +220,8 @@ class AdminAggregatesTests(IndexAnswers, kv_helpers.AdminTestCase):
         self.mock_event_list.return_value = []
         self.mock_hypervisor_list.return_value = data.copied(data.HYPERVISORS)
         res = self.client.get(reverse('horizon:admin:keyvrm_aggregates:detail', args=['agg-b']))
-        self.assertContains(res, 'Cycle 9 (completed, 2026-12-04T00:20:02Z)')
+        self.assertContains(res, 'Cycle 9 (completed, finished <span class="keyvrm-time"'
+                                 ' title="2026-12-04 00:20:02 UTC"', html=False)
         self.assertContains(res, '<strong>NOOP</strong> noop: aggregate in NOOP: maintenance CHG-42', html=False)
 
     def detail_with_load(self, load):
@@ -237,8 +242,8 @@ class AdminAggregatesTests(IndexAnswers, kv_helpers.AdminTestCase):
         self.assertNotContains(res, 'No snapshot yet')
         self.mock_aggregate_load.assert_called_once_with(helpers.IsHttpRequest(), 'agg-b')
         self.assertContains(res, '<text class="keyvrm-legend-label" ', count=9)
-        for legend in ('CPU', 'RAM', 'net', 'syn_score', 'threshold', 'target max', 'CPU ceiling', 'RAM ceiling',
-                       'overloaded host'):
+        for legend in ('CPU', 'RAM', 'net', 'syn_score', 'threshold 80%', 'target max 70%', 'CPU ceiling 85%',
+                       'RAM ceiling 95%', 'overloaded host'):
             self.assertContains(res, '>%s</text></g>' % legend, html=False)
         self.assertNotContains(res, 'keyvrm-bar-hugepages')
         self.assertNotContains(res, 'hugepages ceiling')
@@ -249,9 +254,9 @@ class AdminAggregatesTests(IndexAnswers, kv_helpers.AdminTestCase):
         res = self.detail_with_load(data.HUGEPAGES_LOAD)
         self.assertContains(res, 'class="keyvrm-bar keyvrm-bar-hugepages"', count=1)
         self.assertContains(res, 'cmp-1: hugepages 88.5 %')
-        self.assertContains(res, '>hugepages ceiling</text></g>', html=False)
+        self.assertContains(res, '>hugepages ceiling 79%</text></g>', html=False)
         self.assertContains(res, '<th>hugepages %</th>', html=False)
-        self.assertContains(res, '<td>88.5</td>', html=False)
+        self.assertContains(res, '<td title="88.5 %">88.5</td>', html=False)
         self.assertContains(res, '<td>no pools</td>', html=False)  # cmp-2 reports no hugepages
         ys = sorted(float(y) for y in re.findall(r'class="keyvrm-limit-label" x="[^"]+" y="([^"]+)"',
                                                  res.content.decode()))
@@ -295,4 +300,4 @@ class RegionTests(kv_helpers.ReaderTestCase):
 
     def test_client_asks_for_the_microversion_the_panels_are_written_for(self):
         client = keyvrm.keyvrmclient(self.request)
-        self.assertEqual('1.9', client.api_version)  # pinned: no negotiation request
+        self.assertEqual('1.10', client.api_version)  # pinned: no negotiation request

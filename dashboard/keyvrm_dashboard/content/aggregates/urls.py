@@ -1,6 +1,6 @@
 """URLs of the Aggregates panel (names used by the browser tests: index, detail, edit, event, recommendation (one
 recommendation's journal); event_summary, event_recommendations and event_journal are the fragments the event and
-journal pages poll)."""
+journal pages poll, live the one the aggregate page polls)."""
 
 from django.urls import re_path
 
@@ -17,5 +17,6 @@ urlpatterns = [
     re_path(r'^events/(?P<event_id>[^/]+)/journals/(?P<recommendation_id>[^/]+)/$',
             views.EventJournalView.as_view(), name='event_journal'),
     re_path(r'^(?P<name>[^/]+)/edit/$', views.EditView.as_view(), name='edit'),
+    re_path(r'^(?P<name>[^/]+)/live/$', views.LiveView.as_view(), name='live'),
     re_path(r'^(?P<name>[^/]+)/$', views.DetailView.as_view(), name='detail'),
 ]

@@ -1,6 +1,7 @@
-"""Views of the Aggregates panel: they fetch from KeyVRM's API and hand over to tables and templates."""
+"""Views of the Aggregates panel: they fetch from KeyVRM's API (one page per table) and hand over to tables."""
 
 from django import http
+from django import shortcuts
 from django.urls import reverse
 from django.urls import reverse_lazy
 from django.utils.translation import gettext_lazy as _
@@ -8,6 +9,7 @@ from django.views import generic
 from horizon import conf as horizon_conf
 from horizon import exceptions
 from horizon import forms
+from horizon import messages
 from horizon import tables
 from horizon import tabs
 from horizon import views as horizon_views
@@ -20,21 +22,15 @@ from keyvrm_dashboard.content.aggregates import event_tabs
 from keyvrm_dashboard.content.aggregates import forms as aggregate_forms
 from keyvrm_dashboard.content.aggregates import tables as aggregate_tables
 from keyvrm_dashboard import outcomes
+from keyvrm_dashboard import paging
 
 INDEX_URL = reverse_lazy('horizon:admin:keyvrm_aggregates:index')
+# How often the aggregate page asks for its current event, outcome and events again (at most, when unchanged).
+LIVE_MAX_INTERVAL_MS = 15000
 
 
-def hosts_by_aggregate(hypervisors):
-    """``{aggregate name: [host, ...]}`` from KeyVRM's hypervisor list."""
-    result = {}
-    for hypervisor in hypervisors:
-        for name in hypervisor.get('aggregates', []):
-            result.setdefault(name, []).append(hypervisor['host'])
-    return result
-
-
-class IndexView(tables.DataTableView):
-    """Availability zones (links) and the aggregates of the chosen one (?availability_zone=)."""
+class IndexView(paging.PagedView, tables.DataTableView):
+    """Availability zones (links) and one page of the aggregates of the chosen one (?availability_zone=)."""
 
     table_class = aggregate_tables.AggregatesTable
     template_name = 'admin/keyvrm_aggregates/index.html'
@@ -45,16 +41,18 @@ class IndexView(tables.DataTableView):
 
     def get_data(self):
         request = self.request
+
+        def fetch(limit, marker, backwards):
+            return keyvrm.aggregate_list(request, availability_zone=self.selected_zone(), limit=limit, marker=marker,
+                                         sort_dir='desc' if backwards else None)
         try:
-            aggregates = keyvrm.aggregate_list(request, availability_zone=self.selected_zone())
-            hosts = hosts_by_aggregate(keyvrm.hypervisor_list(request))
+            aggregates = self.page(self.table_class, fetch)
             cycle = outcomes.latest_cycle(request)
         except Exception:
             exceptions.handle(request, _("Unable to retrieve KeyVRM's aggregates."))
             return []
         by_aggregate = outcomes.outcomes_by_aggregate(cycle)
         for aggregate in aggregates:
-            aggregate['hosts'] = sorted(hosts.get(aggregate['name'], []))
             aggregate['last_outcome'] = outcomes.outcome_text(cycle, by_aggregate.get(aggregate['name']), aggregate)
         return aggregates
 
@@ -69,8 +67,43 @@ class IndexView(tables.DataTableView):
         return context
 
 
-class DetailView(tables.MultiTableView):
-    """One aggregate: config, current event, event history, latest outcome and hosts with KeyVRM state."""
+def events_page(view, report=True):
+    """One page of the aggregate's events with the table's server filter (the view is a PagedView).
+
+    ``report``: a filter value the API would refuse and an API error are messages and no
+    events (the page); else the value gives no events and the error is raised (the live
+    fragment, polled: no message piles up per poll).
+    """
+    request, table = view.request, view.get_tables()['events']
+    view.update_server_filter_action(request, table=table)
+    try:
+        filters = table._meta._filter_action.api_filters(table)
+    except paging.FilterValueError as error:
+        if report:
+            messages.error(request, str(error))
+        return []
+
+    def fetch(limit, marker, backwards):
+        return keyvrm.event_list(request, view.kwargs['name'], limit=limit, marker=marker,
+                                 sort_dir='asc' if backwards else 'desc', **filters)
+    if not report:
+        return view.page(aggregate_tables.EventsTable, fetch)
+    try:
+        return view.page(aggregate_tables.EventsTable, fetch)
+    except Exception:
+        exceptions.handle(request, _("Unable to retrieve the aggregate's events."))
+        return []
+
+
+def live_context(aggregate):
+    """What the live parts of the aggregate page show: current event, latest outcome (from one aggregate read)."""
+    latest = aggregate.get('latest_outcome')
+    return {'aggregate': aggregate, 'latest': latest, 'outcomes': outcomes.own_runs(latest),
+            'outcome_text': outcomes.outcome_text(None, [], aggregate)}
+
+
+class DetailView(paging.PagedView, tables.MultiTableView):
+    """One aggregate: config, current event, a page of events, latest outcome, load chart, a page of its hosts."""
 
     table_classes = (aggregate_tables.EventsTable, aggregate_tables.AggregateHostsTable)
     template_name = 'admin/keyvrm_aggregates/detail.html'
@@ -85,31 +118,38 @@ class DetailView(tables.MultiTableView):
                                   redirect=INDEX_URL)
         return self._aggregate
 
+    def post(self, request, *args, **kwargs):
+        """A changed events filter goes back to the events' first page (as DataTableView does); else as GET."""
+        if self.handle_server_filter(request, table=self.get_tables()['events']):
+            query = request.GET.copy()
+            for name in ('events_marker', 'events_prev_marker'):
+                query.pop(name, None)
+            return shortcuts.redirect(request.path + ('?' + query.urlencode() if query else ''))
+        return super().post(request, *args, **kwargs)
+
     def get_events_data(self):
-        try:
-            return keyvrm.event_list(self.request, self.kwargs['name'])
-        except Exception:
-            exceptions.handle(self.request, _("Unable to retrieve the aggregate's events."))
-            return []
+        return events_page(self)
 
     def get_agg_hosts_data(self):
+        def fetch(limit, marker, backwards):
+            return keyvrm.hypervisor_list(self.request, aggregate=self.kwargs['name'], limit=limit, marker=marker,
+                                          sort_dir='desc' if backwards else None)
         try:
-            self._hosts = keyvrm.hypervisor_list(self.request, aggregate=self.kwargs['name'])
+            return self.page(aggregate_tables.AggregateHostsTable, fetch)
         except Exception:
             exceptions.handle(self.request, _("Unable to retrieve the aggregate's hosts."))
-            self._hosts = []
-        return self._hosts
+            return []
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
         aggregate = self.aggregate()
-        context['aggregate'] = aggregate
-        latest = aggregate.get('latest_outcome')
-        context['latest'] = latest
-        context['outcomes'] = outcomes.own_runs(latest)
-        context['outcome_text'] = outcomes.outcome_text(None, [], aggregate)
+        context.update(live_context(aggregate))
         context['load'], context['load_chart'] = self.load_chart(aggregate['name'])
+        context['load_rows'] = charts.table_rows(context['load']) if context['load'] else []
         context['load_hugepages'] = bool(context['load']) and charts.has_hugepages(context['load']['hosts'])
+        context['live_url'] = live_url(self.request, aggregate['name'])
+        context['live_max_interval_ms'] = LIVE_MAX_INTERVAL_MS
+        context['poll_interval_ms'] = horizon_conf.HORIZON_CONFIG['ajax_poll_interval']
         return context
 
     def load_chart(self, name):
@@ -124,8 +164,41 @@ class DetailView(tables.MultiTableView):
         return load, charts.render(charts.layout(load), name)
 
 
+def live_url(request, name):
+    """The live parts' URL of the aggregate page, asking for the same page and filter of events as the page."""
+    query = request.GET.urlencode()
+    url = reverse('horizon:admin:keyvrm_aggregates:live', args=[name])
+    return url + ('?' + query if query else '')
+
+
+class LiveView(paging.PagedView, tables.MultiTableView):
+    """The aggregate page's current event, latest outcome and events table, as the page's script fetches them again.
+
+    Two API calls: the aggregate (its current event and latest outcome) and one page of
+    its events. An API error is the answer's status (the script then stops asking).
+    """
+
+    table_classes = (aggregate_tables.EventsTable,)
+    template_name = 'admin/keyvrm_aggregates/_aggregate_live.html'
+
+    def get(self, request, *args, **kwargs):
+        try:
+            self._aggregate = keyvrm.aggregate_get(request, kwargs['name'])
+            return super().get(request, *args, **kwargs)
+        except keyvrm.ClientError as error:
+            return http.HttpResponse(status=error.status)
+
+    def get_events_data(self):
+        return events_page(self, report=False)
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context.update(live_context(self._aggregate))
+        return context
+
+
 class EditView(access.ChangersOnly, forms.ModalFormView):
-    """The modal Edit configuration form of one aggregate."""
+    """The modal Edit configuration form of one aggregate; Save goes back to the index's zone and page."""
 
     form_class = aggregate_forms.EditAggregateForm
     form_id = 'edit_aggregate_form'
@@ -143,9 +216,20 @@ class EditView(access.ChangersOnly, forms.ModalFormView):
             exceptions.handle(self.request, _("Unable to retrieve aggregate %s.") % self.kwargs['name'],
                               redirect=INDEX_URL)
 
+    def back_query(self):
+        """The index's zone and page the form was opened from (a query string, '' for none)."""
+        query = aggregate_tables.index_query(self.request)
+        return '?' + query if query else ''
+
+    def get_success_url(self):
+        return str(INDEX_URL) + self.back_query()
+
+    def get_cancel_url(self):
+        return self.get_success_url()
+
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
-        context['submit_url'] = reverse(self.submit_url, args=[self.kwargs['name']])
+        context['submit_url'] = reverse(self.submit_url, args=[self.kwargs['name']]) + self.back_query()
         return context
 
 

@@ -1,11 +1,13 @@
-"""The config audit trail table: who changed which field, when, from what to what."""
+"""The config audit trail table: who changed which field, when (relative, exact on hover), from what to what."""
 
 from django.utils.translation import gettext_lazy as _
 from horizon import tables
 
+from keyvrm_dashboard.templatetags import keyvrm_time
+
 
 class ConfigAuditTable(tables.DataTable):
-    changed_at = tables.Column('changed_at', verbose_name=_("When"))
+    changed_at = tables.Column('changed_at', verbose_name=_("When"), filters=(keyvrm_time.time_html,))
     changed_by = tables.Column('changed_by', verbose_name=_("Who"))
     scope = tables.Column('scope', verbose_name=_("Scope"))
     target = tables.Column('target', verbose_name=_("Target"), empty_value='-')

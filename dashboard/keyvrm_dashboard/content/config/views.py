@@ -10,6 +10,7 @@ from keyvrm_dashboard import access
 from keyvrm_dashboard.api import keyvrm
 from keyvrm_dashboard.content.config import forms as config_forms
 from keyvrm_dashboard.content.config import tables as config_tables
+from keyvrm_dashboard import paging
 
 INDEX_URL = reverse_lazy('horizon:admin:keyvrm_config:index')
 
@@ -20,8 +21,9 @@ class IndexView(tables.DataTableView):
     page_title = _("KeyVRM: global configuration")
 
     def get_data(self):
+        """The newest "Items Per Page" audit rows (the API's audit log has no marker to page further)."""
         try:
-            return keyvrm.config_audit_list(self.request)
+            return keyvrm.config_audit_list(self.request, limit=paging.page_size(self.request))
         except Exception:
             exceptions.handle(self.request, _("Unable to retrieve the config audit trail."))
             return []

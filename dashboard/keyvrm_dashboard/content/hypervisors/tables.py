@@ -1,14 +1,17 @@
-"""The hypervisors table: KeyVRM state with since and why, Drain and Return to service for admins."""
+"""The hypervisors table, a page at a time: KeyVRM state with since and why, Drain and Return to service for admins."""
 
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext_lazy
 from horizon import tables
+from keyvrmclient import states as api_states
 
 from keyvrm_dashboard import access
 from keyvrm_dashboard.api import keyvrm
 from keyvrm_dashboard import api_errors
+from keyvrm_dashboard import paging
 from keyvrm_dashboard import states
+from keyvrm_dashboard.templatetags import keyvrm_time
 
 
 def service_text(datum):
@@ -85,13 +88,22 @@ class ReturnWithFailback(ReturnToService):
         api_errors.called_showing_detail(request, keyvrm.hypervisor_restore, obj_id, True)
 
 
-class HypervisorsTable(tables.DataTable):
+class HypervisorFilter(paging.ServerFilter):
+    """Hosts by KeyVRM state, aggregate or availability zone (the API filters them, one page at a time)."""
+
+    name = 'filter_keyvrm_hypervisors'
+    filter_choices = (('state', _("KeyVRM state ="), True), ('aggregate', _("Aggregate ="), True),
+                      ('availability_zone', _("Availability zone ="), True))
+    values = {'state': paging.one_of(_("KeyVRM state"), api_states.HYPERVISOR_STATES)}
+
+
+class HypervisorsTable(paging.PagedTable, tables.DataTable):
     host = tables.Column('host', verbose_name=_("Host"))
     availability_zone = tables.Column('availability_zone', verbose_name=_("Availability zone"), empty_value='-')
     aggregates = tables.Column('aggregates', verbose_name=_("Aggregates"), filters=(', '.join,))
     state = tables.Column('state', verbose_name=_("KeyVRM state"), status=True,
                           status_choices=states.HOST_STATE_COLOURS)
-    since = tables.Column('state_since', verbose_name=_("Since"), empty_value='-')
+    since = tables.Column('state_since', verbose_name=_("Since"), filters=(keyvrm_time.time_html,))
     reason = tables.WrappingColumn('reason', verbose_name=_("Why"), empty_value='')
     event = tables.Column('event_id', verbose_name=_("Event"), link=event_link, empty_value='-')
     service = tables.Column(service_text, verbose_name=_("Compute service"))
@@ -104,3 +116,4 @@ class HypervisorsTable(tables.DataTable):
         verbose_name = _("Hypervisors")
         status_columns = ('state',)
         row_actions = (DrainHost, ReturnToService, ReturnWithFailback)
+        table_actions = (HypervisorFilter,)

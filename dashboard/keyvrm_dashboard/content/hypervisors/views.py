@@ -1,28 +1,45 @@
-"""The Hypervisors panel's views: KeyVRM's hypervisor list and a host's Drain form (admins only)."""
+"""The Hypervisors panel's views: a page of KeyVRM's hypervisors, filtered, and a host's Drain form (admins only)."""
 
 from django.urls import reverse
 from django.urls import reverse_lazy
 from django.utils.translation import gettext_lazy as _
 from horizon import exceptions
 from horizon import forms
+from horizon import messages
 from horizon import tables
 
 from keyvrm_dashboard import access
 from keyvrm_dashboard.api import keyvrm
 from keyvrm_dashboard.content.hypervisors import forms as hypervisor_forms
 from keyvrm_dashboard.content.hypervisors import tables as hypervisor_tables
+from keyvrm_dashboard import paging
 
 INDEX_URL = reverse_lazy('horizon:admin:keyvrm_hypervisors:index')
 
 
-class IndexView(tables.DataTableView):
+class IndexView(paging.PagedView, tables.DataTableView):
+    """One page of hosts by name, with the filter of the table's box (or of a link: ?aggregate=agg-a)."""
+
     table_class = hypervisor_tables.HypervisorsTable
     template_name = 'admin/keyvrm_hypervisors/index.html'
     page_title = _("KeyVRM: hypervisors")
 
+    def get(self, request, *args, **kwargs):
+        return paging.linked_filter_redirect(request, self.get_table()) or super().get(request, *args, **kwargs)
+
     def get_data(self):
+        table = self.get_table()
         try:
-            return keyvrm.hypervisor_list(self.request)
+            filters = table._meta._filter_action.api_filters(table)
+        except paging.FilterValueError as error:
+            messages.error(self.request, str(error))
+            return []
+
+        def fetch(limit, marker, backwards):
+            return keyvrm.hypervisor_list(self.request, limit=limit, marker=marker,
+                                          sort_dir='desc' if backwards else None, **filters)
+        try:
+            return self.page(self.table_class, fetch)
         except Exception:
             exceptions.handle(self.request, _("Unable to retrieve KeyVRM's hypervisors."))
             return []

@@ -28,7 +28,9 @@ class AdminVMTests(kv_helpers.AdminTestCase):
         self.assertContains(res, 'id="keyvrm-vm-unlock"')
         self.assertEqual(data.VM_HISTORY, res.context['table'].data)
 
+    @helpers.create_mocks({keyvrm: ['vm_list']})
     def test_lookup_and_unlock_open_as_pages_of_horizon_and_unlock_as_a_modal_by_ajax(self):
+        self.mock_vm_list.return_value = [data.copied(data.VM)]
         self.assertTemplateUsed(self.client.get(INDEX_URL), 'base.html')  # the panel's own page
         self.assertModalAndPage(UNLOCK_URL, 'admin/keyvrm_vms/_unlock.html', 'id="unlock_vm_form"')
 

@@ -1,0 +1,1 @@
+"""Template filters of the KeyVRM panels (``{% load keyvrm_time %}``)."""

@@ -334,7 +334,7 @@ class HypervisorState(Base):
     event_id = sa.Column(sa.String(36), sa.ForeignKey("events.id", ondelete="SET NULL"))
     state_since = sa.Column(sa.DateTime)  # when ``state`` last changed
     # a restore asked for failback (or the aggregate's is auto): planned once the host is back
-    failback_pending = sa.Column(sa.Boolean, nullable=False, default=False)
+    failback_pending = sa.Column(sa.Boolean, nullable=False, default=False, server_default=sa.false())
     updated_at = sa.Column(sa.DateTime, nullable=False, default=now_of, onupdate=now_of)
 
 

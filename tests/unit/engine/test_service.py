@@ -280,8 +280,8 @@ def test_the_liveness_and_leadership_beat_goes_on_while_a_purge_runs(tmp_path, m
     try:
         assert purging.wait(10)
         since = time.monotonic()
-        time.sleep(2.5)
-        assert len([at for at in beats if at >= since]) >= 3  # beaten on time, the purge still running
+        time.sleep(4.0)  # ~6 beats due; a CI machine running seven suites on 2 cores gave 2 in 2.5 s
+        assert len([at for at in beats if at >= since]) >= 3  # beaten on, the purge still running
     finally:
         release.set()
         engine.stop()

@@ -261,8 +261,12 @@ def moved_off(db, host, event_kinds) -> dict:
              .where(rec.source_host == host, rec.status == states.RecommendationStatus.SUCCEEDED,
                     rec.action.in_(moves), event.kind.in_(list(event_kinds)))
              .order_by(rec.finished_at))
+    moved_from_host = sa.select(rec.vm_id).where(rec.source_host == host,
+                                                 rec.status == states.RecommendationStatus.SUCCEEDED)
+    # each of those VMs' latest move anywhere (not the whole history's)
     later = (sa.select(rec.vm_id, sa.func.max(rec.finished_at).label("at"))
-             .where(rec.status == states.RecommendationStatus.SUCCEEDED, rec.action.in_(moves))
+             .where(rec.status == states.RecommendationStatus.SUCCEEDED, rec.action.in_(moves),
+                    rec.vm_id.in_(moved_from_host))
              .group_by(rec.vm_id))
     with db.reader() as session:
         latest_anywhere = {vm_id: at for vm_id, at in session.execute(later)}

@@ -25,6 +25,9 @@ where a point moved is worth 0.5-2 points of its receiver and the mean moves by 
 moves carry across capacities (the benchmark prints how far: ``mean_shift``), so there
 it is the bound of this accounting.
 
+``gb_to_limit``: the least GB of RAM a plan that takes every hot host to the target limit
+copies, whatever its count of moves (exact for the sources, as ``moves_to_limit``).
+
 ``relief_floors``: the least ratio to LB(sd) that a plan relieving every hot host to the
 target limit with M moves can have (the cost of relieving every hot host, rather than
 spending the same moves where they narrow the spread most).
@@ -78,6 +81,36 @@ def moves_to_limit(snap, hot, ceiling, target) -> int:
             return math.inf  # its movable VMs cannot relieve it
         total += count
     return total
+
+
+def gb_to_limit(snap, hot, ceiling, target) -> float:
+    """The least GB of RAM whose live migration takes every host at/above ``ceiling`` to ``target``.
+
+    Per hot host, the least RAM of a set of its movable VMs whose shares cover its excess (a
+    knapsack, exact by dynamic programming over RAM in whole GB, every VM's RAM rounded down
+    to the GB), summed; whatever the count of moves, no plan relieving them copies less.
+    """
+    index = snap.index()
+    k = ("cpu", "ram", "net").index(hot)
+    total = 0
+    for h in snap.hypervisors:
+        vms = index.vms_on(h.name)
+        value = scoring.demand_load(h, vms).values()[k]
+        if value is None or value < ceiling:
+            continue
+        items = [(vm.flavor.ram_mb // 1024, scoring.vm_share(vm, h, len(vms)).values()[k] or 0.0)
+                 for vm in vms if not vm.no_migr]
+        most = [0.0] + [-1.0] * sum(gb for gb, _ in items)  # most share for exactly this many GB
+        for gb, share in items:
+            for budget in range(len(most) - 1, gb - 1, -1):
+                if most[budget - gb] >= 0 and most[budget - gb] + share > most[budget]:
+                    most[budget] = most[budget - gb] + share
+        need = value - target - 1e-9
+        covering = [budget for budget, share in enumerate(most) if share >= need]
+        if not covering:
+            return math.inf
+        total += covering[0]
+    return float(total)
 
 
 def _gains(excesses_shares, gain, start=None):

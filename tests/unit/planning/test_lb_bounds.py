@@ -95,3 +95,14 @@ def test_relieving_a_barely_hot_host_costs_moves_a_free_plan_spends_where_the_sp
            + [_measured("e0", "e", 2.8)])
     floors = lb_bounds.relief_floors(b.snapshot(hosts, vms), "cpu", 60.0, 55.0, up_to=5)
     assert floors == {5: pytest.approx(1.25)}
+
+
+def test_the_gb_bound_covers_each_hot_hosts_excess_with_the_least_ram():
+    # a 90% host: the 25-point VM of 16 GB, the 15 and 10-point VMs of 4 GB each
+    vms = [b.vm("big", "hot", vcpus=10, ram_mb=16384, metrics=m.VMMetrics(cpu_cores=10.0, ram_mb=16384)),
+           b.vm("mid", "hot", vcpus=6, ram_mb=4096, metrics=m.VMMetrics(cpu_cores=6.0, ram_mb=4096)),
+           b.vm("small", "hot", vcpus=4, ram_mb=4096, metrics=m.VMMetrics(cpu_cores=4.0, ram_mb=4096))]
+    assert lb_bounds.gb_to_limit(_region(vms), "cpu", 85.0, 75.0) == 4.0  # 15 points: the 15
+    assert lb_bounds.gb_to_limit(_region(vms), "cpu", 85.0, 70.0) == 8.0  # 20: two small ones beat the big one
+    assert lb_bounds.gb_to_limit(_region(vms), "cpu", 85.0, 55.0) == 20.0  # 35: the big one and the 10
+    assert lb_bounds.gb_to_limit(_region(vms), "cpu", 95.0, 75.0) == 0.0

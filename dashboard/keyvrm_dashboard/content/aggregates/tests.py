@@ -222,7 +222,8 @@ class AdminAggregatesTests(IndexAnswers, kv_helpers.AdminTestCase):
         res = self.client.get(reverse('horizon:admin:keyvrm_aggregates:detail', args=['agg-b']))
         self.assertContains(res, 'Cycle 9 (completed, finished <span class="keyvrm-time"'
                                  ' title="2026-12-04 00:20:02 UTC"', html=False)
-        self.assertContains(res, '<strong>NOOP</strong> noop: aggregate in NOOP: maintenance CHG-42', html=False)
+        self.assertContains(res, '<strong>NOOP</strong> Aggregate in NOOP <code>noop</code>: aggregate in NOOP:'
+                                 ' maintenance CHG-42', html=False)
 
     def detail_with_load(self, load):
         """agg-b's page (no events, no cycle) with ``load`` as the API's per-host load."""

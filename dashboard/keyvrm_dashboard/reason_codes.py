@@ -54,7 +54,7 @@ HEADINGS = {
     'not_migratable': N_("VM cannot be migrated"),
     'recommendations_final': N_("Recommendations ended"),
     # an operator's drain and failback
-    'drain': N_("Drain"),
+    'drain': N_("Host drain"),
     'drained': N_("Host drained"),
     'drain_incomplete': N_("Drain incomplete"),
     'failback': N_("Failback"),

@@ -174,7 +174,7 @@ class AdminAggregatesTests(IndexAnswers, kv_helpers.AdminTestCase):
             400, 'invalid_field', 'must be below lb_overload_threshold (80)', field='lb_target_max_load')
         res = self.client.post(EDIT_URL, edit_post(lb_target_max_load=90))
         self.assertEqual(200, res.status_code)
-        self.assertEqual(['Target max load (% syn_score): must be below lb_overload_threshold (80)'],
+        self.assertEqual(['Target max load (syn_score %): must be below lb_overload_threshold (80)'],
                          res.context['form'].errors['lb_target_max_load'])
 
     @helpers.create_mocks({keyvrm: ['aggregate_get', 'aggregate_update']})

@@ -16,6 +16,7 @@ from horizon.tables import base as tables_base
 from keyvrm_dashboard import access
 from keyvrm_dashboard.api import keyvrm
 from keyvrm_dashboard import api_errors
+from keyvrm_dashboard import labels
 from keyvrm_dashboard import states
 
 LOAD_MEASURES = ('syn_score', 'cpu', 'ram', 'net')
@@ -67,15 +68,12 @@ def display_name(datum):
     return _("VM %(vm)s: %(move)s") % {'vm': datum['vm_id'], 'move': move_text(datum)}
 
 
-# What an operator reads for each status; manual_action is the operator's turn.
-STATUS_LABELS = {'created': _("queued"), 'running': _("running"), 'manual_action': _("waiting for operator"),
-                 'succeeded': _("succeeded"), 'failed': _("failed"), 'cancelled': _("cancelled")}
 WAITING_CLASS = 'keyvrm-waiting-operator'
 
 
 def status_label(status):
     """The status as a label: a badge for manual_action, a turning icon while it runs, else the word."""
-    label = STATUS_LABELS.get(status, status)
+    label = labels.label(labels.RECOMMENDATION_STATUSES, status)
     if status == states.MANUAL_ACTION:
         return format_html('<span class="label label-info {}">{}</span>', WAITING_CLASS, label)
     if status == 'running':
@@ -93,7 +91,7 @@ def latest_step(datum):
     if not line:
         return _("not started")
     text = line.get('error') or line.get('message')
-    step = '%s #%s' % (line['kind'], line['attempt'])
+    step = '%s #%s' % (labels.label(labels.OPERATION_KINDS, line['kind']), line['attempt'])
     return '%s: %s' % (step, text) if text else step
 
 
@@ -180,7 +178,8 @@ class RecommendationCell(tables_base.Cell):
 class RecommendationsTable(tables.DataTable):
     vm = tables.Column('vm_id', verbose_name=_("VM"),
                        link=lambda datum: reverse('horizon:admin:keyvrm_vms:detail', args=[datum['vm_id']]))
-    action = tables.Column('action', verbose_name=_("Action"))
+    action = tables.Column('action', verbose_name=_("Action"),
+                           display_choices=labels.choices(labels.RECOMMENDATION_ACTIONS))
     move = tables.Column(move_text, verbose_name=_("Source -> target"))
     ha_round = tables.Column('ha_round', verbose_name=_("Round"), empty_value='-')
     status = tables.Column('status', verbose_name=_("Status"), status=True,

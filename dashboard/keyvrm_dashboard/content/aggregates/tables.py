@@ -10,6 +10,7 @@ from keyvrmclient import states as api_states
 
 from keyvrm_dashboard import access
 from keyvrm_dashboard.api import keyvrm
+from keyvrm_dashboard import labels
 from keyvrm_dashboard import paging
 from keyvrm_dashboard import states
 from keyvrm_dashboard.templatetags import keyvrm_time
@@ -93,7 +94,8 @@ class AggregatesTable(paging.PagedTable, tables.DataTable):
     no_op_mode = tables.Column('no_op_mode', verbose_name=_("NOOP"), filters=(yes_no,))
     no_op_reason = tables.WrappingColumn('no_op_reason', verbose_name=_("NOOP reason"))
     last_state = tables.Column('last_event_state', verbose_name=_("Last event state"), status=True,
-                               status_choices=states.EVENT_STATE_COLOURS, empty_value=_("(none)"))
+                               status_choices=states.EVENT_STATE_COLOURS, empty_value=_("(none)"),
+                               display_choices=labels.choices(labels.EVENT_STATES))
     last_outcome = tables.WrappingColumn('last_outcome', verbose_name=_("Last outcome"))
     failover = tables.Column(failover_of, verbose_name=_("Failover tolerance/reserve"), empty_value='',
                              help_text=_("How many host failures the last cycle found HA absorbs, against the"
@@ -130,9 +132,9 @@ class EventFilter(paging.ServerFilter):
     name = 'filter_keyvrm_events'
     filter_choices = (('kind', _("Kind ="), True), ('status', _("Status ="), True), ('state', _("State ="), True),
                       ('since', _("Created since"), True, _("A date, or a date and time, in your time zone")))
-    values = {'kind': paging.one_of(_("Kind"), api_states.EVENT_KINDS),
-              'status': paging.one_of(_("Status"), api_states.EVENT_STATUSES),
-              'state': paging.one_of(_("State"), api_states.EVENT_STATES),
+    values = {'kind': paging.one_of(_("Kind"), api_states.EVENT_KINDS, labels.EVENT_KINDS),
+              'status': paging.one_of(_("Status"), api_states.EVENT_STATUSES, labels.EVENT_STATUSES),
+              'state': paging.one_of(_("State"), api_states.EVENT_STATES, labels.EVENT_STATES),
               'since': paging.since_value}
 
 
@@ -149,10 +151,12 @@ class _OnTheAggregatePage(object):
 
 class EventsTable(_OnTheAggregatePage, paging.PagedTable, tables.DataTable):
     id = tables.Column('id', verbose_name=_("ID"), link=event_url)
-    kind = tables.Column('kind', verbose_name=_("Kind"))
-    status = tables.Column('status', verbose_name=_("Status"), status=True, status_choices=states.EVENT_STATUS_DONE)
+    kind = tables.Column('kind', verbose_name=_("Kind"), display_choices=labels.choices(labels.EVENT_KINDS))
+    status = tables.Column('status', verbose_name=_("Status"), status=True, status_choices=states.EVENT_STATUS_DONE,
+                           display_choices=labels.choices(labels.EVENT_STATUSES))
     marker = tables.Column('marker', verbose_name=_("Marker"))
-    state = tables.Column('state', verbose_name=_("State"), empty_value='-')
+    state = tables.Column('state', verbose_name=_("State"), empty_value='-',
+                          display_choices=labels.choices(labels.EVENT_STATES))
     reason = tables.WrappingColumn('reason', verbose_name=_("Reason"), empty_value='')
     created = tables.Column('created_at', verbose_name=_("Created"), filters=(keyvrm_time.time_html,))
 
@@ -172,7 +176,7 @@ class EventsTable(_OnTheAggregatePage, paging.PagedTable, tables.DataTable):
 class AggregateHostsTable(_OnTheAggregatePage, paging.PagedTable, tables.DataTable):
     host = tables.Column('host', verbose_name=_("Host"))
     state = tables.Column('state', verbose_name=_("KeyVRM state"), status=True,
-                          status_choices=states.HOST_STATE_COLOURS)
+                          status_choices=states.HOST_STATE_COLOURS, display_choices=labels.choices(labels.HOST_STATES))
     since = tables.Column('state_since', verbose_name=_("Since"), filters=(keyvrm_time.time_html,))
     reason = tables.WrappingColumn('reason', verbose_name=_("Why"), empty_value='')
 

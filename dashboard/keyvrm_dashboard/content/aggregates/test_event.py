@@ -110,7 +110,7 @@ class EventPageTests(kv_helpers.AdminTestCase):
         self.answer(recommendations=data.many_recommendations(3))
         res = self.client.get(EVENT_URL)
         journal = reverse('horizon:admin:keyvrm_aggregates:recommendation', args=['ev-1', 'rec-01'])
-        self.assertContains(res, '<a href="%s" >execute #2: live_migrate accepted as migration 9</a>' % journal,
+        self.assertContains(res, '<a href="%s" >execution #2: live_migrate accepted as migration 9</a>' % journal,
                             html=False)
         self.assertContains(res, 'not started')
         self.assertContains(res, 'syn_score 81.5% -&gt; 66.0%, cpu 91.2% -&gt; 70.0%')

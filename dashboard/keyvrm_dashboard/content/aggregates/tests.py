@@ -174,7 +174,7 @@ class AdminAggregatesTests(IndexAnswers, kv_helpers.AdminTestCase):
             400, 'invalid_field', 'must be below lb_overload_threshold (80)', field='lb_target_max_load')
         res = self.client.post(EDIT_URL, edit_post(lb_target_max_load=90))
         self.assertEqual(200, res.status_code)
-        self.assertEqual(['must be below lb_overload_threshold (80)'],
+        self.assertEqual(['Target max load (syn_score %): must be below lb_overload_threshold (80)'],
                          res.context['form'].errors['lb_target_max_load'])
 
     @helpers.create_mocks({keyvrm: ['aggregate_get', 'aggregate_update']})
@@ -183,7 +183,7 @@ class AdminAggregatesTests(IndexAnswers, kv_helpers.AdminTestCase):
         self.mock_aggregate_update.side_effect = keyvrm.ClientError(
             400, 'invalid_field', 'weights must not all be 0', field='lb_weights.cpu')
         res = self.client.post(EDIT_URL, edit_post(lb_weight_cpu=0))
-        self.assertEqual(['weights must not all be 0'], res.context['form'].errors['lb_weight_cpu'])
+        self.assertEqual(['Weight of cpu: weights must not all be 0'], res.context['form'].errors['lb_weight_cpu'])
 
     @helpers.create_mocks({keyvrm: ['aggregate_get', 'aggregate_update']})
     def test_edit_refuses_noop_on_without_reason(self):
@@ -222,7 +222,8 @@ class AdminAggregatesTests(IndexAnswers, kv_helpers.AdminTestCase):
         res = self.client.get(reverse('horizon:admin:keyvrm_aggregates:detail', args=['agg-b']))
         self.assertContains(res, 'Cycle 9 (completed, finished <span class="keyvrm-time"'
                                  ' title="2026-12-04 00:20:02 UTC"', html=False)
-        self.assertContains(res, '<strong>NOOP</strong> noop: aggregate in NOOP: maintenance CHG-42', html=False)
+        self.assertContains(res, '<strong>NOOP</strong> Aggregate in NOOP <code>noop</code>: aggregate in NOOP:'
+                                 ' maintenance CHG-42', html=False)
 
     def detail_with_load(self, load):
         """agg-b's page (no events, no cycle) with ``load`` as the API's per-host load."""

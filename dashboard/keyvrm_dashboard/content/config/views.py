@@ -36,7 +36,8 @@ class IndexView(tables.DataTableView):
             exceptions.handle(self.request, _("Unable to retrieve KeyVRM's global configuration."))
             config = {}
         labels = config_forms.GlobalConfigForm.base_fields
-        context['config_rows'] = [(name, labels[name].label, config[name]) for name in labels if name in config]
+        context['config_rows'] = [(name, labels[name].label, config_forms.shown_items(config[name]))
+                                  for name in labels if name in config]
         context['may_change'] = access.may_change(self.request)
         return context
 

@@ -9,6 +9,7 @@ from keyvrmclient import states as api_states
 from keyvrm_dashboard import access
 from keyvrm_dashboard.api import keyvrm
 from keyvrm_dashboard import api_errors
+from keyvrm_dashboard import labels
 from keyvrm_dashboard import paging
 from keyvrm_dashboard import states
 from keyvrm_dashboard.templatetags import keyvrm_time
@@ -19,9 +20,10 @@ def service_text(datum):
     service = datum.get('service')
     if not service:
         return '-'
-    text = '%s/%s' % (service['state'], service['status'])
+    text = '%s/%s' % (labels.label(labels.SERVICE_STATES, service['state']),
+                      labels.label(labels.SERVICE_STATUSES, service['status']))
     if service.get('forced_down'):
-        text += ' forced down'
+        text += ' %s' % _("forced down")
     if service.get('disabled_reason'):
         text += ' (%s)' % service['disabled_reason']
     return text
@@ -94,7 +96,7 @@ class HypervisorFilter(paging.ServerFilter):
     name = 'filter_keyvrm_hypervisors'
     filter_choices = (('state', _("KeyVRM state ="), True), ('aggregate', _("Aggregate ="), True),
                       ('availability_zone', _("Availability zone ="), True))
-    values = {'state': paging.one_of(_("KeyVRM state"), api_states.HYPERVISOR_STATES)}
+    values = {'state': paging.one_of(_("KeyVRM state"), api_states.HYPERVISOR_STATES, labels.HOST_STATES)}
 
 
 class HypervisorsTable(paging.PagedTable, tables.DataTable):
@@ -102,7 +104,7 @@ class HypervisorsTable(paging.PagedTable, tables.DataTable):
     availability_zone = tables.Column('availability_zone', verbose_name=_("Availability zone"), empty_value='-')
     aggregates = tables.Column('aggregates', verbose_name=_("Aggregates"), filters=(', '.join,))
     state = tables.Column('state', verbose_name=_("KeyVRM state"), status=True,
-                          status_choices=states.HOST_STATE_COLOURS)
+                          status_choices=states.HOST_STATE_COLOURS, display_choices=labels.choices(labels.HOST_STATES))
     since = tables.Column('state_since', verbose_name=_("Since"), filters=(keyvrm_time.time_html,))
     reason = tables.WrappingColumn('reason', verbose_name=_("Why"), empty_value='')
     event = tables.Column('event_id', verbose_name=_("Event"), link=event_link, empty_value='-')

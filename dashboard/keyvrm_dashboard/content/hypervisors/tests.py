@@ -118,7 +118,7 @@ class AdminHypervisorsTests(kv_helpers.AdminTestCase):
         self.mock_hypervisor_drain.side_effect = keyvrm.ClientError(
             400, 'invalid_field', 'a drain needs a reason (e.g. the maintenance ticket)', field='reason')
         res = self.client.post(DRAIN_URL, {'host': 'cmp-1', 'reason': 'x'})
-        self.assertEqual(['a drain needs a reason (e.g. the maintenance ticket)'],
+        self.assertEqual(['Reason: a drain needs a reason (e.g. the maintenance ticket)'],
                          res.context['form'].errors['reason'])
 
 

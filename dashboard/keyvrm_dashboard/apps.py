@@ -24,6 +24,8 @@ def register_policy_files(config):
 
 
 class KeyvrmDashboardConfig(AppConfig):
+    """keyvrm-dashboard as Django knows it (Horizon adds it through ADD_INSTALLED_APPS of _4000)."""
+
     name = 'keyvrm_dashboard'
 
     def ready(self):

@@ -45,9 +45,10 @@ class IndexView(paging.PagedView, tables.DataTableView):
             return []
 
 
-class DrainView(access.ChangersOnly, forms.ModalFormView):
+class DrainView(access.PolicyRequired, forms.ModalFormView):
     """The modal Drain form of one host (the API refuses a host that is not ok)."""
 
+    policy_rules = access.rules(access.HYPERVISOR_DRAIN)
     form_class = hypervisor_forms.DrainHostForm
     form_id = 'drain_hypervisor_form'
     template_name = 'admin/keyvrm_hypervisors/drain.html'

@@ -1,4 +1,5 @@
-"""The Hypervisors panel's views: a page of KeyVRM's hypervisors, filtered, and a host's Drain form (admins only)."""
+"""The Hypervisors panel's views: a page of KeyVRM's hypervisors, filtered; a host's Drain and Return to service
+forms (admins only)."""
 
 from django.urls import reverse
 from django.urls import reverse_lazy
@@ -45,17 +46,10 @@ class IndexView(paging.PagedView, tables.DataTableView):
             return []
 
 
-class DrainView(access.ChangersOnly, forms.ModalFormView):
-    """The modal Drain form of one host (the API refuses a host that is not ok)."""
+class _HostModal(access.ChangersOnly, forms.ModalFormView):
+    """A modal form about the host of the URL (admins only), posting to itself; done, the hypervisors list."""
 
-    form_class = hypervisor_forms.DrainHostForm
-    form_id = 'drain_hypervisor_form'
-    template_name = 'admin/keyvrm_hypervisors/drain.html'
-    modal_header = _("Drain host")
-    submit_label = _("Drain")
-    submit_url = 'horizon:admin:keyvrm_hypervisors:drain'
     success_url = INDEX_URL
-    page_title = _("Drain host")
 
     def get_initial(self):
         return {'host': self.kwargs['host']}
@@ -65,3 +59,27 @@ class DrainView(access.ChangersOnly, forms.ModalFormView):
         context['submit_url'] = reverse(self.submit_url, args=[self.kwargs['host']])
         context['host'] = self.kwargs['host']
         return context
+
+
+class DrainView(_HostModal):
+    """The modal Drain form of one host (the API refuses a host that is not ok)."""
+
+    form_class = hypervisor_forms.DrainHostForm
+    form_id = 'drain_hypervisor_form'
+    template_name = 'admin/keyvrm_hypervisors/drain.html'
+    modal_header = _("Drain host")
+    submit_label = _("Drain")
+    submit_url = 'horizon:admin:keyvrm_hypervisors:drain'
+    page_title = _("Drain host")
+
+
+class RestoreView(_HostModal):
+    """The modal Return to service form of one host, opened from a reason naming it (the API may refuse it)."""
+
+    form_class = hypervisor_forms.RestoreHostForm
+    form_id = 'restore_hypervisor_form'
+    template_name = 'admin/keyvrm_hypervisors/restore.html'
+    modal_header = _("Return to service")
+    submit_label = _("Return to service")
+    submit_url = 'horizon:admin:keyvrm_hypervisors:restore'
+    page_title = _("Return to service")

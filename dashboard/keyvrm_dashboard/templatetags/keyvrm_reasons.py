@@ -1,0 +1,33 @@
+"""The reasons component: an event's or a cycle outcome's reasons grouped by code (``reason_groups``), with actions.
+
+    {% load keyvrm_reasons %}
+    {% keyvrm_reasons event %}                      on the event page, the aggregate page's current event
+    {% keyvrm_reasons outcome aggregate.name %}     a cycle outcome (the aggregate its Edit button opens)
+
+Each code is one line: its heading in the user's language, the API's code, how many hosts
+or VMs; its first items, the others behind "show all" (a ``<details>``: no request), the
+count of those the API left out. An item whose host the guide returns to service has a
+Return to service button, a line the aggregate's configuration fixes an Edit configuration
+button: only for a user who may change things (the rule the panels' other buttons follow).
+"""
+
+from django import template
+from django.urls import reverse
+
+from keyvrm_dashboard import access
+from keyvrm_dashboard import reason_groups
+
+register = template.Library()
+
+
+@register.inclusion_tag('keyvrm_dashboard/_reasons.html', takes_context=True)
+def keyvrm_reasons(context, record, aggregate=None):
+    """The component's context for ``record`` (event or outcome); ``aggregate``: its name when the record lacks it."""
+    request = context.get('request')
+    may_change = request is not None and access.may_change(request)
+    aggregate = record.get('aggregate_name') or aggregate
+    edit_url = None
+    if may_change and aggregate:
+        edit_url = reverse('horizon:admin:keyvrm_aggregates:edit', args=[aggregate])
+    return {'groups': reason_groups.groups_of(record), 'text': record.get('reason') or '',
+            'may_change': may_change, 'edit_url': edit_url}

@@ -8,7 +8,8 @@ Each code is one line: its heading in the user's language, the API's code, how m
 or VMs; its first items, the others behind "show all" (a ``<details>``: no request), the
 count of those the API left out. An item whose host the guide returns to service has a
 Return to service button, a line the aggregate's configuration fixes an Edit configuration
-button: only for a user who may change things (the rule the panels' other buttons follow).
+button: each only for a user whom KeyVRM's policy rule of that call allows (``access.allowed``,
+as the panels' other buttons).
 """
 
 from django import template
@@ -24,10 +25,10 @@ register = template.Library()
 def keyvrm_reasons(context, record, aggregate=None):
     """The component's context for ``record`` (event or outcome); ``aggregate``: its name when the record lacks it."""
     request = context.get('request')
-    may_change = request is not None and access.may_change(request)
     aggregate = record.get('aggregate_name') or aggregate
     edit_url = None
-    if may_change and aggregate:
+    if aggregate and request is not None and access.allowed(request, access.AGGREGATE_UPDATE):
         edit_url = reverse('horizon:admin:keyvrm_aggregates:edit', args=[aggregate])
+    may_restore = request is not None and access.allowed(request, access.HYPERVISOR_RESTORE)
     return {'groups': reason_groups.groups_of(record), 'text': record.get('reason') or '',
-            'may_change': may_change, 'edit_url': edit_url}
+            'may_restore': may_restore, 'edit_url': edit_url}

@@ -6,6 +6,8 @@ display name) and says how many and what will happen. ``manual_action`` is drawn
 "waiting for operator" badge: the operator's turn, not work in progress.
 """
 
+import functools
+
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
@@ -96,7 +98,7 @@ def latest_step(datum):
 
 
 class _ManualRecommendationAction(tables.BatchAction):
-    """Offered on the table to users who may change things, and on a row that waits for the operator.
+    """Offered on the table to users whom its ``policy_rules`` let, and on a row that waits for the operator.
 
     A confirmation (``keyvrm-confirm``: the event page's script) names each selected VM with
     its source and target, how many are selected and, in ``help_text``, what will happen.
@@ -107,14 +109,13 @@ class _ManualRecommendationAction(tables.BatchAction):
         return tuple(super().get_default_classes()) + ('keyvrm-confirm',)
 
     def allowed(self, request, datum=None):
-        if not access.may_change(request):
-            return False
         return datum is None or datum['status'] == states.MANUAL_ACTION
 
 
 class RunRecommendation(_ManualRecommendationAction):
     name = 'run'
     icon = 'play'
+    policy_rules = access.rules(access.RECOMMENDATION_RUN)
     help_text = _("KeyVRM queues each one and moves its VM from the source host to the target host, as listed;"
                   " the journal of each says how it went.")
 
@@ -133,6 +134,7 @@ class RunRecommendation(_ManualRecommendationAction):
 class CancelRecommendation(_ManualRecommendationAction):
     name = 'cancel'
     icon = 'remove'
+    policy_rules = access.rules(access.RECOMMENDATION_CANCEL)
     action_type = 'danger'
     help_text = _("Each VM stays where it is and the recommendation ends as cancelled; this cannot be undone.")
 
@@ -156,7 +158,7 @@ class RecommendationRow(tables.Row):
     """
 
     def can_be_selected(self, datum):
-        return datum['status'] == states.MANUAL_ACTION and access.may_change(self.table.request)
+        return datum['status'] == states.MANUAL_ACTION and self.table.may_run_or_cancel
 
     @property
     def status_class(self):
@@ -196,6 +198,12 @@ class RecommendationsTable(tables.DataTable):
 
     def get_object_display(self, datum):
         return display_name(datum) if datum else None
+
+    @functools.cached_property
+    def may_run_or_cancel(self):
+        """Whether KeyVRM's policy lets the user run or cancel recommendations (asked once per page)."""
+        return any(access.allowed(self.request, rule)
+                   for rule in (access.RECOMMENDATION_RUN, access.RECOMMENDATION_CANCEL))
 
     class Meta(object):
         name = 'recommendations'

@@ -76,10 +76,7 @@ class EditAggregate(tables.LinkAction):
     url = 'horizon:admin:keyvrm_aggregates:edit'
     classes = ('ajax-modal',)
     icon = 'pencil'
-
-    def allowed(self, request, datum=None):
-        """Only for users who may change KeyVRM's config (a reader sees no button)."""
-        return access.may_change(request)
+    policy_rules = access.rules(access.AGGREGATE_UPDATE)
 
     def get_link_url(self, datum=None):
         """The form, carrying the index's zone and page so that Save comes back to them."""

@@ -103,6 +103,6 @@ class ReaderConfigTests(kv_helpers.ReaderTestCase):
         res = self.client.get(INDEX_URL)
         self.assertContains(res, 'id="keyvrm-config-period"')
         self.assertNotContains(res, 'keyvrm-config-edit')
-        res = self.client.post(EDIT_URL, config_post(period=120))
-        self.assertNotEqual(200, res.status_code)
+        self.assertNotAuthorized(self.client.get(EDIT_URL))
+        self.assertNotAuthorized(self.client.post(EDIT_URL, config_post(period=120)))
         self.mock_config_update.assert_not_called()

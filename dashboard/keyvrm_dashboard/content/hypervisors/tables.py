@@ -41,15 +41,17 @@ class DrainHost(tables.LinkAction):
     url = 'horizon:admin:keyvrm_hypervisors:drain'
     classes = ('ajax-modal',)
     icon = 'sign-out'
+    policy_rules = access.rules(access.HYPERVISOR_DRAIN)
 
     def allowed(self, request, datum=None):
-        """Offered on an ok host (the only state the API drains), to users who may change things."""
-        return access.may_change(request) and datum is not None and datum.get('state') == 'ok'
+        """Offered on an ok host (the only state the API drains)."""
+        return datum is not None and datum.get('state') == 'ok'
 
 
 class ReturnToService(tables.BatchAction):
     name = 'restore'
     icon = 'repeat'
+    policy_rules = access.rules(access.HYPERVISOR_RESTORE)
     help_text = _("KeyVRM enables the host's compute service again and, on a draining host, cancels the"
                   " drain's moves that have not started.")
 
@@ -62,11 +64,11 @@ class ReturnToService(tables.BatchAction):
         return ngettext_lazy("Returned to Service", "Returned to Service", count)
 
     def allowed(self, request, datum=None):
-        """Offered on a host KeyVRM says may be restored, to users who may change things.
+        """Offered on a host KeyVRM says may be restored.
 
         The API's ``restorable``: fenced, maintenance, error, draining and drain_incomplete hosts.
         """
-        return access.may_change(request) and datum is not None and bool(datum.get('restorable'))
+        return datum is not None and bool(datum.get('restorable'))
 
     def action(self, request, obj_id):
         api_errors.called_showing_detail(request, keyvrm.hypervisor_restore, obj_id)

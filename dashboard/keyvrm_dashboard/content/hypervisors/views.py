@@ -46,8 +46,9 @@ class IndexView(paging.PagedView, tables.DataTableView):
             return []
 
 
-class _HostModal(access.ChangersOnly, forms.ModalFormView):
-    """A modal form about the host of the URL (admins only), posting to itself; done, the hypervisors list."""
+class _HostModal(access.PolicyRequired, forms.ModalFormView):
+    """A modal form about the host of the URL (its ``policy_rules`` allowing), posting to itself; done, the hypervisors
+    list."""
 
     success_url = INDEX_URL
 
@@ -64,6 +65,7 @@ class _HostModal(access.ChangersOnly, forms.ModalFormView):
 class DrainView(_HostModal):
     """The modal Drain form of one host (the API refuses a host that is not ok)."""
 
+    policy_rules = access.rules(access.HYPERVISOR_DRAIN)
     form_class = hypervisor_forms.DrainHostForm
     form_id = 'drain_hypervisor_form'
     template_name = 'admin/keyvrm_hypervisors/drain.html'
@@ -76,6 +78,7 @@ class DrainView(_HostModal):
 class RestoreView(_HostModal):
     """The modal Return to service form of one host, opened from a reason naming it (the API may refuse it)."""
 
+    policy_rules = access.rules(access.HYPERVISOR_RESTORE)
     form_class = hypervisor_forms.RestoreHostForm
     form_id = 'restore_hypervisor_form'
     template_name = 'admin/keyvrm_hypervisors/restore.html'

@@ -59,10 +59,11 @@ class UnlockVM(tables.LinkAction):
     url = 'horizon:admin:keyvrm_vms:unlock'
     classes = ('ajax-modal', 'btn-danger')
     icon = 'unlock'
+    policy_rules = access.rules(access.VM_UNLOCK)
 
     def allowed(self, request, datum=None):
-        """Offered on a locked VM, to users who may change things (the form asks for confirmation)."""
-        return access.may_change(request) and datum is not None and bool(datum.get('locked'))
+        """Offered on a locked VM (the form asks for confirmation)."""
+        return datum is not None and bool(datum.get('locked'))
 
 
 class VMsTable(paging.PagedTable, tables.DataTable):

@@ -47,8 +47,7 @@ class IndexView(paging.PagedView, tables.DataTableView):
 
 
 class _HostModal(access.PolicyRequired, forms.ModalFormView):
-    """A modal form about the host of the URL (its ``policy_rules`` allowing), posting to itself; done, the hypervisors
-    list."""
+    """A modal form about the URL's host, for users its ``policy_rules`` allow; done, the hypervisors list."""
 
     success_url = INDEX_URL
 

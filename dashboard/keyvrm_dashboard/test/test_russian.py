@@ -10,6 +10,7 @@ from openstack_dashboard.test import helpers
 
 from keyvrm_dashboard.api import keyvrm
 from keyvrm_dashboard.content.aggregates import test_event
+from keyvrm_dashboard.content.aggregates import test_reasons
 from keyvrm_dashboard.content.aggregates import tests as aggregate_tests
 from keyvrm_dashboard import labels
 from keyvrm_dashboard import reason_codes
@@ -49,6 +50,20 @@ class RussianTests(aggregate_tests.IndexAnswers, kv_helpers.AdminTestCase):
         res = self.client.get(test_event.EVENT_URL + '?tab=event_details__recommendations')
         self.assertContains(res, 'ожидает оператора')
         self.assertContains(res, 'Исходная нагрузка до -&gt; после')
+
+    @helpers.create_mocks({keyvrm: ['event_get']})
+    def test_the_reasons_read_with_the_guides_headings_counts_and_buttons_in_russian(self):
+        event = test_reasons.hot_event(59, listed=9)
+        event['reasons'] += test_reasons.HA_REASONS
+        self.mock_event_get.return_value = event
+        res = self.client.get(test_event.SUMMARY_URL, HTTP_X_REQUESTED_WITH='XMLHttpRequest')
+        for text in ('<strong class="keyvrm-reason-heading">Перегруженные гипервизоры</strong>'
+                     ' <code>overloaded</code>'
+                     ' <span class="badge keyvrm-reason-count" title="гипервизоров или ВМ">59</span>',
+                     '<summary>Показать все: ещё 4</summary>', 'и ещё 50, которых API не перечисляет',
+                     '<strong class="keyvrm-reason-heading">Гипервизор уже обработан</strong>',
+                     '>Вернуть в работу</a>'):
+            self.assertContains(res, text, html=False)
 
     @helpers.create_mocks({keyvrm: ['config_get', 'config_update']})
     def test_the_config_form_names_its_fields_as_the_guides_table_and_says_an_api_refusal_in_russian(self):

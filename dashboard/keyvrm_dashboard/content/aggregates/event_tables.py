@@ -191,7 +191,7 @@ class RecommendationsTable(tables.DataTable):
                                         help_text=_("The newest line of its journal; the link opens the journal."))
     source_load = tables.WrappingColumn(source_load, verbose_name=_("Source load before -> after"))
     target_load = tables.WrappingColumn(target_load, verbose_name=_("Target load before -> after"))
-    reason = tables.WrappingColumn('reason', verbose_name=_("Reason"), empty_value='')
+    reason = tables.Column('reason', verbose_name=_("Reason"), empty_value='')
 
     def get_object_id(self, datum):
         return datum['id']

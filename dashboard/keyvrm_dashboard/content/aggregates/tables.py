@@ -12,6 +12,7 @@ from keyvrm_dashboard import access
 from keyvrm_dashboard.api import keyvrm
 from keyvrm_dashboard import labels
 from keyvrm_dashboard import paging
+from keyvrm_dashboard import reason_groups
 from keyvrm_dashboard import states
 from keyvrm_dashboard.templatetags import keyvrm_time
 
@@ -93,7 +94,7 @@ class AggregatesTable(paging.PagedTable, tables.DataTable):
     last_state = tables.Column('last_event_state', verbose_name=_("Last event state"), status=True,
                                status_choices=states.EVENT_STATE_COLOURS, empty_value=_("(none)"),
                                display_choices=labels.choices(labels.EVENT_STATES))
-    last_outcome = tables.WrappingColumn('last_outcome', verbose_name=_("Last outcome"))
+    last_outcome = tables.Column('last_outcome', verbose_name=_("Last outcome"))
     failover = tables.Column(failover_of, verbose_name=_("Failover tolerance/reserve"), empty_value='',
                              help_text=_("How many host failures the last cycle found HA absorbs, against the"
                                          " aggregate's failover reserve"))
@@ -154,7 +155,7 @@ class EventsTable(_OnTheAggregatePage, paging.PagedTable, tables.DataTable):
     marker = tables.Column('marker', verbose_name=_("Marker"))
     state = tables.Column('state', verbose_name=_("State"), empty_value='-',
                           display_choices=labels.choices(labels.EVENT_STATES))
-    reason = tables.WrappingColumn('reason', verbose_name=_("Reason"), empty_value='')
+    reason = tables.Column(reason_groups.summary_line, verbose_name=_("Reason"), empty_value='')
     created = tables.Column('created_at', verbose_name=_("Created"), filters=(keyvrm_time.time_html,))
 
     def get_object_id(self, datum):
@@ -175,7 +176,7 @@ class AggregateHostsTable(_OnTheAggregatePage, paging.PagedTable, tables.DataTab
     state = tables.Column('state', verbose_name=_("KeyVRM state"), status=True,
                           status_choices=states.HOST_STATE_COLOURS, display_choices=labels.choices(labels.HOST_STATES))
     since = tables.Column('state_since', verbose_name=_("Since"), filters=(keyvrm_time.time_html,))
-    reason = tables.WrappingColumn('reason', verbose_name=_("Why"), empty_value='')
+    reason = tables.Column('reason', verbose_name=_("Why"), empty_value='')
 
     def get_object_id(self, datum):
         return datum['host']

@@ -271,7 +271,7 @@ class EventLiveRefreshTests(kv_helpers.AdminTestCase):
         self.assertContains(res, '<dd id="keyvrm-event-status">completed</dd>', html=False)
         self.assertContains(res, '<dd id="keyvrm-event-state">healthy</dd>', html=False)
         self.assertContains(res, '<dd id="keyvrm-event-recommendations">1 succeeded, 1 cancelled</dd>', html=False)
-        self.assertIn('>done</pre>', res.content.decode())
+        self.assertContains(res, '<p class="keyvrm-reason-text">done</p>', html=False)
         self.assertIn('data-keyvrm-final="true"', live_part(res, 'keyvrm-event'))
         self.mock_event_get.assert_called_once_with(helpers.IsHttpRequest(), 'ev-1')
 

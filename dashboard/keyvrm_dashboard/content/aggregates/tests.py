@@ -213,7 +213,9 @@ class AdminAggregatesTests(IndexAnswers, kv_helpers.AdminTestCase):
     @helpers.create_mocks({keyvrm: DETAIL_CALLS})
     def test_detail_shows_the_aggregates_own_latest_outcome_from_the_api_and_reads_no_cycle(self):
         latest = {'cycle_id': 9, 'cycle_status': 'completed', 'finished_at': '2026-12-04T00:20:02Z',
-                  'outcomes': [dict(data.copied(data.CYCLE['outcomes'][0]), aggregate_name='agg-b', kind='NOOP')],
+                  'outcomes': [{'aggregate_name': 'agg-b', 'kind': 'NOOP', 'reason_code': 'noop',
+                                'reasons': [data.reason('noop', 'aggregate agg-b is in NOOP mode: maintenance CHG-42')],
+                                'more_reasons': {}, 'ran_at': '2026-12-04T00:20:01Z', 'next_run_at': None}],
                   'events': []}
         self.mock_aggregate_get.return_value = dict(data.copied(data.NOOP_AGGREGATE), latest_outcome=latest)
         self.mock_aggregate_load.return_value = data.copied(data.NO_SNAPSHOT_LOAD)
@@ -222,8 +224,10 @@ class AdminAggregatesTests(IndexAnswers, kv_helpers.AdminTestCase):
         res = self.client.get(reverse('horizon:admin:keyvrm_aggregates:detail', args=['agg-b']))
         self.assertContains(res, 'Cycle 9 (completed, finished <span class="keyvrm-time"'
                                  ' title="2026-12-04 00:20:02 UTC"', html=False)
-        self.assertContains(res, '<strong>NOOP</strong> Aggregate in NOOP <code>noop</code>: aggregate in NOOP:'
-                                 ' maintenance CHG-42', html=False)
+        self.assertContains(res, '<strong class="keyvrm-reason-heading">Aggregate in NOOP</strong> <code>noop</code>:'
+                                 ' aggregate agg-b is in NOOP mode: maintenance CHG-42', html=False)
+        # the guide's fix (aggregate set --no-noop) is the aggregate's Edit configuration, next to the line
+        self.assertContains(res, 'href="%s"' % reverse('horizon:admin:keyvrm_aggregates:edit', args=['agg-b']))
 
     def detail_with_load(self, load):
         """agg-b's page (no events, no cycle) with ``load`` as the API's per-host load."""

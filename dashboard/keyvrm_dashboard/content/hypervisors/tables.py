@@ -108,7 +108,7 @@ class HypervisorsTable(paging.PagedTable, tables.DataTable):
     state = tables.Column('state', verbose_name=_("KeyVRM state"), status=True,
                           status_choices=states.HOST_STATE_COLOURS, display_choices=labels.choices(labels.HOST_STATES))
     since = tables.Column('state_since', verbose_name=_("Since"), filters=(keyvrm_time.time_html,))
-    reason = tables.WrappingColumn('reason', verbose_name=_("Why"), empty_value='')
+    reason = tables.Column('reason', verbose_name=_("Why"), empty_value='')
     event = tables.Column('event_id', verbose_name=_("Event"), link=event_link, empty_value='-')
     service = tables.Column(service_text, verbose_name=_("Compute service"))
 

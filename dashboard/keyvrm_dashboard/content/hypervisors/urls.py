@@ -1,4 +1,4 @@
-"""URLs of the Hypervisors panel (index; drain: a host's Drain form)."""
+"""URLs of the Hypervisors panel (index; drain and restore: a host's Drain and Return to service forms)."""
 
 from django.urls import re_path
 
@@ -7,4 +7,5 @@ from keyvrm_dashboard.content.hypervisors import views
 urlpatterns = [
     re_path(r'^$', views.IndexView.as_view(), name='index'),
     re_path(r'^(?P<host>[^/]+)/drain/$', views.DrainView.as_view(), name='drain'),
+    re_path(r'^(?P<host>[^/]+)/restore/$', views.RestoreView.as_view(), name='restore'),
 ]

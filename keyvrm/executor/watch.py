@@ -16,8 +16,10 @@ from keyvrm.model import snapshot as m
 
 LOG = logging.getLogger(__name__)
 
-SUCCEEDED = frozenset(("done", "completed"))
-FINAL = SUCCEEDED | frozenset(("error", "failed", "cancelled"))
+SUCCEEDED = frozenset(("done", "completed", "confirmed"))  # evacuation, live, cold migration
+FINAL = SUCCEEDED | frozenset(("error", "failed", "cancelled", "reverted"))
+# A cold migration Nova has finished: the VM is VERIFY_RESIZE on its target until confirmed (executor.confirm).
+AWAITING_CONFIRM = frozenset(("finished",))
 
 
 def _transient(error) -> bool:
@@ -69,13 +71,13 @@ def _poll(read, settled, what, clock, interval_s, deadline_s, abandon=None):
 
 def poll_migration(cloud, migration_id, clock, interval_s, deadline_s, server_id=None,
                    abandon=None) -> Optional[m.Migration]:
-    """The migration record of ``server_id`` once it is final; None if the deadline comes first.
+    """The migration record of ``server_id`` once it is final or awaits its confirmation; None at the deadline.
 
     ``NotFoundInCloud`` (the record vanished) and other non-transient errors propagate, as
     does the ``Abandoned`` that ``abandon()`` returns between polls.
     """
     migration, final = _poll(lambda: cloud.get_migration(migration_id, server_id),
-                             lambda mig: mig.status in FINAL, "migration %s" % migration_id,
+                             lambda mig: mig.status in FINAL | AWAITING_CONFIRM, "migration %s" % migration_id,
                              clock, interval_s, deadline_s, abandon)
     return migration if final else None
 

@@ -18,8 +18,8 @@ SERVICE_TYPE = v1.SERVICE_TYPE
 # the failover endpoint, which the panels do not call; 1.6: an aggregate's LB level; 1.7: its
 # overload persistence and least gain of a move; 1.8: a host's drain; 1.9: each recommendation with its latest
 # journal line, so the event page reads a page of them in one call; 1.10: the VM list, events since, hosts by AZ,
-# pages back (sort_dir) and an aggregate's number of hosts).
-API_VERSION = "1.10"
+# pages back (sort_dir) and an aggregate's number of hosts; 1.11: a drain that may cold-migrate).
+API_VERSION = "1.11"
 LB_KEYS = ("cpu", "ram", "net", "hugepages")
 
 
@@ -115,9 +115,12 @@ def hypervisor_restore(request, host, failback=False):
     return keyvrmclient(request).restore_hypervisor(host, failback=failback)
 
 
-def hypervisor_drain(request, host, reason):
-    """Drain an ok host (its compute service disabled with ``reason``, its VMs moved); the API refuses others."""
-    return keyvrmclient(request).drain_hypervisor(host, reason)
+def hypervisor_drain(request, host, reason, allow_cold=False):
+    """Drain an ok host (its compute service disabled with ``reason``, its VMs moved); the API refuses others.
+
+    ``allow_cold``: also cold-migrate the VMs a live migration cannot move.
+    """
+    return keyvrmclient(request).drain_hypervisor(host, reason, allow_cold=allow_cold)
 
 
 def config_get(request):

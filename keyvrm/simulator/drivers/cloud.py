@@ -220,6 +220,16 @@ class SimCloudDriver(base.CloudDriver):
         return _migration(migration)
 
     @r.synchronized
+    def cold_migrate(self, server_id, target_host):
+        migration = self.compute.cold_migrate(server_id, target_host)
+        self.compute.lose_flow_of(migration)
+        return _migration(migration)
+
+    @r.synchronized
+    def confirm_resize(self, server_id):
+        self.compute.confirm_resize(server_id)
+
+    @r.synchronized
     def force_down_service(self, host, forced_down=True):
         return self._service(self.compute.force_down(host, forced_down))
 

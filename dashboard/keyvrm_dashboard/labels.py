@@ -22,7 +22,8 @@ EVENT_STATES = {'healthy': _("healthy"), 'warning': _("warning"), 'error': _("er
 RECOMMENDATION_STATUSES = {'created': _("queued"), 'running': _("running"),
                            'manual_action': _("waiting for operator"), 'succeeded': _("succeeded"),
                            'failed': _("failed"), 'cancelled': _("cancelled")}
-RECOMMENDATION_ACTIONS = {'evacuate': _("evacuation"), 'live_migrate': _("live migration"), 'stop': _("stop")}
+RECOMMENDATION_ACTIONS = {'evacuate': _("evacuation"), 'live_migrate': _("live migration"),
+                          'cold_migrate': _("cold migration"), 'stop': _("stop")}
 OPERATION_KINDS = {'start': _("start"), 'prepare': _("preparation"), 'execute': _("execution"),
                    'success': _("success"), 'retry': _("retry"), 'error': _("error"), 'cleanup': _("cleanup"),
                    'cancel': _("cancellation")}

@@ -24,6 +24,14 @@ opts = [
                     "hosts with the most evacuable RAM (an upper bound); 0: no analysis. A cycle searches "
                     "no further than the aggregate's ha_failover_reserve; a reserve above this "
                     "value is never met."),
+    cfg.IntOpt("nova_service_down_time", default=60, min=1,
+               help="Nova's [DEFAULT] service_down_time on the region's controllers (Nova's default: "
+                    "60): how long after a compute's last report Nova shows its service down. KeyVRM "
+                    "does not read Nova's configuration: set the same value. A host whose heartbeat "
+                    "is stale while Nova still shows its service up is reported host_silent (likely "
+                    "down, Nova's verdict still to come) until its heartbeat has been stale for this "
+                    "long, and heartbeat_path_broken after (Nova would have seen a dead host down by "
+                    "then)."),
     cfg.FloatOpt("watch_interval", default=2.0, min=0.5,
                  help="Seconds between two looks of the fast path at heartbeats and compute "
                       "services (one Redis scan and one Nova request each)."),

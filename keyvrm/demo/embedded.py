@@ -13,6 +13,8 @@ its schedule on the region's clock, which a ``RealTimeRunner`` moves).
 
 from __future__ import annotations
 
+import dataclasses
+
 from oslo_config import cfg
 import oslo_messaging
 
@@ -66,7 +68,9 @@ class EmbeddedRegion:
         self.db = db_api.Database(connection_url, clock=self.clock)  # records on the region's time
         migration.upgrade(self.db.engine)
         self.conf = engine_conf(connection_url, rpc=rpc)
-        self.flow_settings = flow_settings or flow_resources.FlowSettings(executor=SIM_EXECUTOR)
+        # the engine is configured with the simulated Nova's service_down_time, as an operator sets it
+        self.flow_settings = dataclasses.replace(flow_settings or flow_resources.FlowSettings(executor=SIM_EXECUTOR),
+                                                 nova_service_down_time_s=region.options.service_down_time_s)
         self._fencers = fencers or self.sim_fencers
         self.notifier = notifier
         self.flows_in_memory = flows_in_memory

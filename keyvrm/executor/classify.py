@@ -2,7 +2,8 @@
 
 A ``Failure`` describes one failed attempt: an error answer of a call (``origin`` "call":
 HTTP status, our ``cloud_code`` and Nova's message), a migration record that ended badly
-(``origin`` "migration": its status and the leftovers found on the target afterwards), a
+(``origin`` "migration": its status, Nova's fault message in ``message`` when it recorded
+one, and the leftovers found on the target afterwards), a
 migration that outlived the lifecycle timeout ("timeout") or one that "completed" with
 the VM elsewhere ("outcome"), one whose target died meanwhile ("target_down"), or a
 finished cold migration whose ``confirmResize`` Nova refused ("confirm").
@@ -34,6 +35,7 @@ STALE_ATTACHMENT = "stale_volume_attachment"
 CALL, MIGRATION, TIMEOUT, OUTCOME = "call", "migration", "timeout", "outcome"
 TARGET_DOWN = "target_down"  # the target's compute service went down while the migration ran
 CONFIRM = "confirm"  # Nova refused to confirm a finished cold migration (the VM waits VERIFY_RESIZE on its target)
+NO_VALID_HOST = "no_valid_host"  # the row of Nova's scheduler refusing the target
 
 
 @dataclasses.dataclass(frozen=True)
@@ -95,7 +97,10 @@ RULES = (
          pattern=r"binding for port \S+ for host \S+ already exists|PortBindingAlreadyExists"),
     Rule("volume_still_attached", RETRY_AFTER_CLEANUP, (DELETE_STALE_VOLUME_ATTACHMENTS,),
          pattern=r"invalid volume|is still attached"),
-    # Never insist.
+    # Never insist. Nova's scheduler refused the named target (the answer to the call, or the
+    # fault of a migration it accepted and then ended "error"): asking it again for the same
+    # host gets the same answer; the VM needs another target (HA's round 2).
+    Rule(NO_VALID_HOST, FATAL, pattern=r"No valid host was found"),
     Rule("target_down", FATAL, origin=TARGET_DOWN),
     Rule("migration_timeout", FATAL, origin=TIMEOUT),
     Rule("wrong_host_after_migration", FATAL, origin=OUTCOME),

@@ -39,6 +39,12 @@ def accepted_message(action, target, migration_id) -> str:
     return "%s to %s accepted as migration %s" % (action, target, migration_id)
 
 
+def ended_message(migration, target, nova_fault=None) -> str:
+    """The error text of a migration that ended without success, with Nova's fault message if it has one."""
+    ended = "%s to %s ended %s" % (migration.migration_type, target, migration.status)
+    return "%s; Nova's fault: %s" % (ended, nova_fault) if nova_fault else ended
+
+
 def prepared_message(server, target) -> str:
     """The ``prepare`` line (``Progress.first_status`` reads the status back)."""
     return "VM %s on %s; target %s has room" % (server.status, server.host, target)

@@ -7,9 +7,12 @@ enabled and with room; else cancelled with the reason), asks Nova (evacuate to t
 target; live-migrate with block migration ``auto``; cold-migrate, confirmed once Nova has
 finished it: ``keyvrm.executor.confirm``) and polls the migration record until it ends or
 the lifecycle deadline passes. A failed attempt is classified
-(``keyvrm.executor.classify``): known leftovers are cleaned up, then the next attempt
-runs, up to ``max_attempts``, stopping early on a fatal error or when the same error
-repeats ``max_repeated_errors`` times in a row. An evacuated VM that was ACTIVE is
+(``keyvrm.executor.classify``; a migration that ended badly carries Nova's fault message,
+which the journal's error keeps): known leftovers are cleaned up, then the next attempt
+runs, up to ``max_attempts``, stopping early on a fatal error (e.g. Nova's scheduler
+refusing the target, "No valid host was found": that target is not asked again, HA's
+round 2 gives the VM another) or when the same error repeats ``max_repeated_errors``
+times in a row. An evacuated VM that was ACTIVE is
 started afterwards (Nova >= 2.95 leaves it SHUTOFF). Every step writes an operation
 row; a final error raises an alert.
 
@@ -293,6 +296,9 @@ class _Run:
     def _stop_reason(self, verdict, attempt):
         """Why no further attempt is made, or None."""
         limit = self.settings.max_repeated_errors
+        if verdict.rule == classify.NO_VALID_HOST:
+            return "Nova's scheduler refused the target %s for this VM (no valid host): it is not " \
+                "asked again" % self.rec["target_host"]
         if verdict.verdict == classify.FATAL:
             return "%s is not worth retrying" % verdict.rule
         if len(self.error_keys) >= limit and len(set(self.error_keys[-limit:])) == 1:
@@ -423,9 +429,17 @@ class _Run:
             found = cleanup.leftovers(self.cloud, self.rec["vm_id"], target)
         except errors.DriverError:
             found = frozenset()
-        return classify.Failure(classify.MIGRATION, "%s to %s ended %s" % (
-            migration.migration_type, target, migration.status),
-            migration_status=migration.status, leftovers=found)
+        return classify.Failure(classify.MIGRATION, journal.ended_message(migration, target, self._fault_of(migration)),
+                                migration_status=migration.status, leftovers=found)
+
+    def _fault_of(self, migration) -> Optional[str]:
+        """Nova's message for why ``migration`` failed; None if it recorded none or did not answer."""
+        try:
+            return self.cloud.get_migration_fault(migration)
+        except errors.DriverError as error:
+            LOG.warning("recommendation %s: the fault of migration %s is unread: %s",
+                        self.rec["id"], migration.id, error)
+            return None
 
     def _settled_after_confirm(self):
         """The cold-migrated VM once Nova has set its state back (ACTIVE, or SHUTOFF if it was stopped).

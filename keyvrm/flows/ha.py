@@ -46,7 +46,8 @@ def alert_found(res, event_id, aggregate, found) -> None:
 
     Errors (the guard, no fencer, a host that cannot be fenced, VMs left on a fenced
     host) go out as ``keyvrm.ha.error``, warnings (a live host with nova-compute down, a
-    stale heartbeat path, a missing source) as ``keyvrm.ha.warning``. Fencing failures
+    silent host awaiting Nova's verdict, a stale heartbeat path, a missing source) as
+    ``keyvrm.ha.warning``. Fencing failures
     met while fencing are not passed here: they have ``keyvrm.fencing.error``; nor is
     ``insufficient_failover_capacity``: its alert is sent when it starts and clears.
     """
@@ -92,7 +93,8 @@ class DetectFailures(steps.FlowTask):
         detection = ha_planning.detect_failures(
             snapshot, app_config, aggregate, heartbeat_stale_after_s=res.conf.heartbeat_stale_after_s,
             now_s=snapshot.taken_at, max_condemned_share=res.conf.max_condemned_share,
-            busy=context.busy_now(res.db, busy_hosts, busy_vms, ha_event_id), handled=handled)
+            busy=context.busy_now(res.db, busy_hosts, busy_vms, ha_event_id), handled=handled,
+            service_down_time_s=res.conf.nova_service_down_time_s)
         found = list(detection.reasons)
         alert_found(res, ha_event_id, aggregate, found)
         to_fence = []

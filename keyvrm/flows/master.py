@@ -216,6 +216,7 @@ class DispatchAggregates(steps.FlowTask):
             if periodic and (agg.name, "HA") not in view.recorded:
                 warning = self._failover_warning(view, record, snapshot, stale_after_s)
             outcome = screen.screen_ha(view, snapshot, agg.name, stale_after_s=stale_after_s,
+                                       service_down_time_s=res.conf.nova_service_down_time_s,
                                        max_condemned_share=res.conf.max_condemned_share, failover_warning=warning)
             ha_acts = outcome is None
             if outcome:

@@ -25,6 +25,7 @@ class FlowSettings:
     """Deployment values the flows read once at start (from oslo.config), with units."""
 
     heartbeat_stale_after_s: float = 30.0
+    nova_service_down_time_s: float = 60.0  # Nova's service_down_time (``[ha] nova_service_down_time``)
     metrics_window_s: Optional[float] = None
     snapshot_keep_count: int = 100
     snapshot_keep_days: int = 7
@@ -39,6 +40,7 @@ class FlowSettings:
     def from_conf(cls, conf) -> "FlowSettings":
         """The values of the heartbeat, database, ha, engine, fencing and executor option groups."""
         return cls(heartbeat_stale_after_s=float(conf.heartbeat.stale_after),
+                   nova_service_down_time_s=float(conf.ha.nova_service_down_time),
                    snapshot_keep_count=conf.database.snapshot_keep_count,
                    snapshot_keep_days=conf.database.snapshot_keep_days,
                    max_condemned_share=conf.ha.mass_failure_share,

@@ -96,7 +96,8 @@ def failover_of(view: CycleView, snapshot, agg_config, *, max_k, stale_after_s, 
                                      handled=frozenset(view.handled), cache=cache, with_domains=False)
 
 
-def screen_ha(view: CycleView, snapshot, aggregate, *, stale_after_s, max_condemned_share, failover_warning=None):
+def screen_ha(view: CycleView, snapshot, aggregate, *, stale_after_s, service_down_time_s, max_condemned_share,
+              failover_warning=None):
     """None when HA has something to do on ``aggregate`` (its flow runs), else the quiet outcome.
 
     A quiet outcome already recorded or an HA event already opened this cycle (a re-run)
@@ -111,7 +112,8 @@ def screen_ha(view: CycleView, snapshot, aggregate, *, stale_after_s, max_condem
         return None
     detection = ha_planning.detect_failures(
         snapshot, view.app_config, aggregate, heartbeat_stale_after_s=stale_after_s, now_s=snapshot.taken_at,
-        max_condemned_share=max_condemned_share, busy=view.busy, handled=view.handled)
+        max_condemned_share=max_condemned_share, busy=view.busy, handled=view.handled,
+        service_down_time_s=service_down_time_s)
     found = list(detection.reasons)
     if detection.to_fence or reasons.state_of(found) != states.EventState.HEALTHY or not reasons.nothing_to_do(found):
         return None

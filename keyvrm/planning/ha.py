@@ -13,10 +13,22 @@ TSDB scraping its exporter now), P = what the host's BMC reports, asked only wit
     | up or missing | stale         | up or missing      | any  | off     | powered_off: fence, evacuate  |
     | up or missing | stale         | up or missing      | down | on      | unresponsive: fence, evacuate |
     | down          | fresh         | up or missing      | any  | any     | host_alive_service_down       |
-    | up            | stale         | up or missing      | any  | other   | heartbeat_path_broken         |
+    | up            | stale <= SDT  | up or missing      | any  | other   | host_silent                   |
+    | up            | stale > SDT   | up or missing      | any  | other   | heartbeat_path_broken         |
     | down          | missing       | up or missing      | any  | any     | insufficient_evidence         |
     | missing       | stale         | up or missing      | any  | other   | insufficient_evidence         |
     | up or missing | fresh/missing | up or missing      | any  | any     | healthy (nothing to say)      |
+
+"stale <= SDT": the heartbeat has been stale (older than ``stale_after``) for at most
+Nova's ``service_down_time`` (SDT, ``[ha] nova_service_down_time``, 60 s by default), i.e.
+``now - heartbeat <= stale_after + service_down_time``. A host that dies stops its
+heartbeat and its reports to Nova together, and Nova shows its service down
+``service_down_time`` after its last report; since ``stale_after`` (10 s) is shorter, every
+dead host first reads "stale heartbeat, service up": ``host_silent``, likely down, Nova's
+verdict still to come. Once the heartbeat has been stale for longer than that (the
+``stale_after`` margin covers a last report up to a beat after the last heartbeat), Nova
+would have shown a dead host down: a service still up then means the host lives and its
+heartbeat does not arrive, ``heartbeat_path_broken`` (or a hang nova-compute outlives).
 
 ``powered_off`` and ``unresponsive`` are the fast verdicts. A stale heartbeat alone may
 be a broken heartbeat path, which is why HA otherwise waits for Nova's own verdict
@@ -74,10 +86,13 @@ FAILED = "failed"
 UNSAFE = "unsafe"
 POWERED_OFF = "powered_off"
 UNRESPONSIVE = "unresponsive"
+HOST_SILENT = reasons.HOST_SILENT
+HEARTBEAT_PATH_BROKEN = reasons.HEARTBEAT_PATH_BROKEN
 HEALTHY = "healthy"
 CONDEMNED_VERDICTS = (FAILED, UNSAFE, POWERED_OFF, UNRESPONSIVE)
 
 DEFAULT_MAX_CONDEMNED_SHARE = 0.5
+NOVA_SERVICE_DOWN_TIME_S = 60.0  # Nova's own default of [DEFAULT] service_down_time
 
 _MISSING, _UP, _DOWN = "missing", "up", "down"
 
@@ -144,8 +159,22 @@ def _power_signal(hypervisor, power_proof_on):
     return hypervisor.power if power_proof_on else None
 
 
-def judge_host(snapshot, hypervisor, fence_interfaces, stale_after_s, now_s, power_proof_on=False) -> HostVerdict:
-    """Apply the decision matrix (module docstring) to one host; ``power_proof_on``: BMC fencing is on."""
+def _stale_heartbeat_verdict(name, hypervisor, stale_after_s, service_down_time_s, now_s, power):
+    """``host_silent`` while Nova's verdict may still come, ``heartbeat_path_broken`` after (module docstring)."""
+    silent_s = now_s - hypervisor.heartbeat_at
+    verdict_due_s = stale_after_s + service_down_time_s - silent_s
+    if verdict_due_s >= 0:
+        return HOST_SILENT, reasons.host_silent(name, silent_s, verdict_due_s, power)
+    return HEARTBEAT_PATH_BROKEN, reasons.heartbeat_path_broken(name, silent_s - stale_after_s,
+                                                                service_down_time_s, power)
+
+
+def judge_host(snapshot, hypervisor, fence_interfaces, stale_after_s, now_s, power_proof_on=False,
+               service_down_time_s: float = NOVA_SERVICE_DOWN_TIME_S) -> HostVerdict:
+    """Apply the decision matrix (module docstring) to one host; ``power_proof_on``: BMC fencing is on.
+
+    ``service_down_time_s`` is Nova's: it parts ``host_silent`` from ``heartbeat_path_broken``.
+    """
     name = hypervisor.name
     s = _service_signal(snapshot, hypervisor)
     h = _heartbeat_signal(snapshot, hypervisor, stale_after_s, now_s)
@@ -164,7 +193,7 @@ def judge_host(snapshot, hypervisor, fence_interfaces, stale_after_s, now_s, pow
     elif s == _DOWN and h == "fresh":
         verdict, reason = "host_alive_service_down", reasons.host_alive_service_down(name)
     elif s == _UP and h == "stale":
-        verdict, reason = "heartbeat_path_broken", reasons.heartbeat_path_broken(name, p)
+        verdict, reason = _stale_heartbeat_verdict(name, hypervisor, stale_after_s, service_down_time_s, now_s, p)
     elif s == _DOWN and h == _MISSING:
         verdict, reason = "insufficient_evidence", reasons.insufficient_evidence(
             name, m.SOURCE_HEARTBEAT)
@@ -196,7 +225,8 @@ def _missing_sources(snapshot, app_config, aggregate) -> list:
 
 def detect_failures(snapshot, app_config, aggregate: str, *, heartbeat_stale_after_s: float,
                     now_s: float, max_condemned_share: float = DEFAULT_MAX_CONDEMNED_SHARE,
-                    busy: m.BusySet = m.BusySet(), handled=None, index=None) -> Detection:
+                    busy: m.BusySet = m.BusySet(), handled=None, index=None,
+                    service_down_time_s: float = NOVA_SERVICE_DOWN_TIME_S) -> Detection:
     """Decide which hosts of ``aggregate`` are condemned and which of them to fence now.
 
     ``handled`` maps hosts an HA run already owns or has handled (KeyVRM states fenced,
@@ -207,14 +237,15 @@ def detect_failures(snapshot, app_config, aggregate: str, *, heartbeat_stale_aft
     hosts newly condemned in this cycle against the aggregate's size. Busy hosts are
     judged but never fenced (an unfinished recommendation touches them). A source that
     failed is reported as insufficient evidence (the event ends ``warning``), never read
-    as health.
+    as health. ``service_down_time_s`` is Nova's (see ``judge_host``).
     """
     handled = handled or {}
     index = index or snapshot.index()
     hosts = index.hypervisors_of(aggregate)
     found = _missing_sources(snapshot, app_config, aggregate)
     verdicts = tuple(judge_host(snapshot, h, app_config.ha_fence_interfaces, heartbeat_stale_after_s, now_s,
-                                power_proof_on=app_config.ha_fence_bmc) for h in hosts)
+                                power_proof_on=app_config.ha_fence_bmc, service_down_time_s=service_down_time_s)
+                     for h in hosts)
     found.extend(v.reason for v in verdicts if v.reason is not None and v.host not in handled)
     found.extend(reasons.already_handled(v.host, handled[v.host]) for v in verdicts
                  if v.host in handled and v.verdict != HEALTHY)
@@ -450,8 +481,9 @@ def unfit_targets(snapshot, app_config, aggregate: str, stale_after_s: Optional[
     """Hosts of ``aggregate`` no VM may be sent to although Nova may take them: {host: verdict}.
 
     Every host the decision matrix does not find healthy: with nova-compute still up, a
-    stale heartbeat may be a host dying before Nova notices (``heartbeat_path_broken``)
-    and a fence interface down makes it ``unsafe``; the others are offline anyway. A
+    stale heartbeat may be a host dying before Nova notices (``host_silent``; past Nova's
+    default ``service_down_time``, ``heartbeat_path_broken``: the name of the rejection
+    only) and a fence interface down makes it ``unsafe``; the others are offline anyway. A
     host without heartbeat data (no agent, or the source failed) is judged by Nova
     alone, so a region without heartbeat agents loses no target. None for
     ``stale_after_s``: no host is unfit.

@@ -35,6 +35,7 @@ MASS_FAILURE_GUARD = "mass_failure_guard"
 NO_FAILURE = "no_failure"
 HOST_ALIVE_SERVICE_DOWN = "host_alive_service_down"
 HEARTBEAT_PATH_BROKEN = "heartbeat_path_broken"
+HOST_SILENT = "host_silent"  # heartbeat stale, Nova's verdict not due yet: likely a dead host
 INSUFFICIENT_EVIDENCE = "insufficient_evidence"
 LOCAL_DISK = "local_disk"
 STORAGE_UNDECLARED = "storage_undeclared"
@@ -73,7 +74,7 @@ ERROR_CODES = frozenset({NO_FENCER, FENCING_IMPOSSIBLE, MIXED_HUGEPAGES, MASS_FA
 NOTHING_TO_DO_CODES = frozenset({LB_TOO_EARLY, HA_ACTED, NO_OVERLOAD, NO_FAILURE, ALREADY_HANDLED,
                                  FILTER_INPUT_UNKNOWN, SOURCE_FAILED, LB_IMBALANCE_PENDING, METRICS_SETTLING})
 # Alerts: nothing was done, but an operator should look (the event ends at least ``warning``).
-WARNING_CODES = frozenset({HOST_ALIVE_SERVICE_DOWN, HEARTBEAT_PATH_BROKEN, INSUFFICIENT_EVIDENCE,
+WARNING_CODES = frozenset({HOST_ALIVE_SERVICE_DOWN, HEARTBEAT_PATH_BROKEN, HOST_SILENT, INSUFFICIENT_EVIDENCE,
                            ENGINE_LOST_DATABASE, LB_NO_TARGET, INSUFFICIENT_FAILOVER_CAPACITY, DRAIN_INCOMPLETE})
 # Notes on how a run planned, not what it found: never an event's code while another applies.
 INFO_CODES = frozenset({NO_FILTERS, FILTER_INPUT_UNKNOWN, DRAIN, FAILBACK})
@@ -345,13 +346,37 @@ def host_alive_service_down(host: str) -> Reason:
                   " fresh and interfaces are up: alert, no fencing" % host, host=host)
 
 
-def heartbeat_path_broken(host: str, power: Optional[str] = None) -> Reason:
-    """A stale heartbeat while Nova sees the compute service up; ``power``: what its BMC said, if asked."""
-    bmc = {POWER_ON: "; its BMC reports it powered on",
-           POWER_UNREACHABLE: "; its BMC did not answer (no proof of power loss)"}.get(power, "")
-    return Reason(HEARTBEAT_PATH_BROKEN, "heartbeat of %s is stale but nova-compute is up%s:"
-                  " heartbeat path broken or the host dying, no fencing before Nova's verdict" % (host, bmc),
-                  host=host, details=(("bmc_power", power),) if power else ())
+def _bmc_said(power: Optional[str]) -> str:
+    return {POWER_ON: "; its BMC reports it powered on",
+            POWER_UNREACHABLE: "; its BMC did not answer (no proof of power loss)"}.get(power, "")
+
+
+def host_silent(host: str, silent_s: float, verdict_due_s: float, power: Optional[str] = None) -> Reason:
+    """A stale heartbeat while Nova, whose verdict is not due yet, still shows the compute service up.
+
+    ``silent_s``: seconds since the last heartbeat; ``verdict_due_s``: seconds until its heartbeat
+    has been stale for Nova's ``service_down_time`` (by then Nova shows a dead host down);
+    ``power``: what its BMC said, if asked.
+    """
+    details = (("silent_s", round(silent_s)), ("nova_verdict_due_s", round(verdict_due_s)))
+    return Reason(HOST_SILENT, "%s silent for %d s (no heartbeat) while Nova still shows nova-compute up%s:"
+                  " likely down, waiting for Nova's verdict (due within %d s); no fencing before it" % (
+                      host, round(silent_s), _bmc_said(power), round(verdict_due_s)),
+                  host=host, details=details + ((("bmc_power", power),) if power else ()))
+
+
+def heartbeat_path_broken(host: str, stale_s: float, service_down_time_s: float,
+                          power: Optional[str] = None) -> Reason:
+    """A heartbeat stale for longer than Nova's ``service_down_time`` while Nova still shows the service up.
+
+    ``stale_s``: seconds the heartbeat has been stale; ``power``: what its BMC said, if asked.
+    """
+    details = (("stale_s", round(stale_s)), ("service_down_time_s", round(service_down_time_s)))
+    return Reason(HEARTBEAT_PATH_BROKEN, "heartbeat of %s stale for %d s, longer than Nova's service_down_time"
+                  " (%d s), yet nova-compute is up%s: the heartbeat path (agent, Redis, Sentinel) is"
+                  " likely broken, or the host hangs with nova-compute still reporting; no fencing" % (
+                      host, round(stale_s), round(service_down_time_s), _bmc_said(power)),
+                  host=host, details=details + ((("bmc_power", power),) if power else ()))
 
 
 def insufficient_evidence(host: str, missing: str) -> Reason:

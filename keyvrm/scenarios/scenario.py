@@ -52,7 +52,8 @@ Schema (every key except ``name`` is optional; unknown keys are refused)::
         duration: 10m                 # faults that heal by themselves
         interface: bond0              # interface_down
         count: 1                      # migration_stuck, migration_fails (next N live migrations),
-                                      # engine_loses_flow (next N migrations' flows)
+                                      # engine_loses_flow (next N migrations' flows), scheduler_refuses
+                                      # (next N targets, of hosts if given: NoValidHost)
         # aggregate: agg-002          # aggregate_deleted: the aggregate Nova deletes
         cpu_factor: 2.5               # overload (also net_factor, ramp)
         ramp: 10m

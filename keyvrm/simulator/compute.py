@@ -9,6 +9,17 @@ server-group policy, leftover port bindings or volume attachments): a violation 
 migration in status ``error`` and the server stays where it was. A server's host changes
 only when its migration completes.
 
+A target Nova's scheduler refuses ends the migration as Nova 34 ends it: the API had
+accepted the request; the record goes ``error`` with Nova's own fault message, "No valid
+host was found. " (Placement offered no candidate: no room, or the provider carries
+``COMPUTE_STATUS_DISABLED``) or "No valid host was found. There are not enough hosts
+available." (a filter refused it), which names neither the host nor the filter. An
+evacuation so refused leaves the server ERROR (the conductor sets it); a live migration
+leaves it as it was. An ERROR server that is evacuated later is rebuilt ACTIVE: Nova
+ignores 2.95's stopped target state for it. Fault ``scheduler_refuses`` makes the
+scheduler refuse targets that pass every check here, as Nova's does while a restored
+host's provider still carries ``COMPUTE_STATUS_DISABLED``.
+
 Migration statuses: evacuation ``accepted`` -> ``pre-migrating`` -> ``done`` | ``error``
 | ``failed``; live migration ``accepted`` -> ``preparing`` -> ``running`` ->
 ``completed`` | ``error`` | ``failed``; cold migration (``keyvrm.simulator.cold_migration``)
@@ -36,6 +47,9 @@ _EVACUABLE = (r.ACTIVE, r.SHUTOFF, r.ERROR, "STOPPED")
 # the aliases nova.objects.fields canonicalises.
 _IMAGE_COMPONENTS = (("hw_architecture", "architecture"), ("img_hv_type", "hypervisor_type"),
                      ("hw_vm_mode", "vm_mode"))
+# Nova's fault messages of a refused target (NoValidHost with its two reasons).
+NO_CANDIDATES = "No valid host was found. "
+NOT_ENOUGH_HOSTS = "No valid host was found. There are not enough hosts available."
 _ALIASES = {"i386": "i686", "i486": "i686", "i586": "i686", "amd64": "x86_64", "xapi": "xen",
             "pv": "xen", "hv": "hvm"}
 
@@ -118,7 +132,12 @@ class Compute(cold_migration.ColdMigration):
     def _evacuation_scheduled(self, migration):
         vm = self.region.vms[migration.server_id]
         target = self.region.hosts[migration.dest_host]
-        reason = self._target_rejection(vm, target) or self._stale_attachment(vm)
+        refused = self._target_rejection(vm, target, migration)
+        if refused:
+            vm.status = r.ERROR  # the conductor's answer to NoValidHost on a rebuild
+            self._finish(migration, "error", refused)
+            return
+        reason = self._stale_attachment(vm)
         if reason:
             self._finish(migration, "error", reason)
             return
@@ -150,7 +169,9 @@ class Compute(cold_migration.ColdMigration):
         if not vm.volume_backed and self.region.options.instance_storage == r.STORAGE_LOCAL:
             # Nova found no shared instance storage: the disk was rebuilt from the image
             self.region.rebuilt_vms.append(vm.id)
-        if self.region.options.evacuate_to_shutoff or vm.status != r.ACTIVE:
+        if vm.status == r.ERROR:
+            vm.status = r.ACTIVE  # Nova rebuilds an ERROR server ACTIVE, whatever the target state
+        elif self.region.options.evacuate_to_shutoff or vm.status != r.ACTIVE:
             vm.status = r.SHUTOFF
         vm.running = vm.status == r.ACTIVE
         self._finish(migration, "done")
@@ -189,7 +210,7 @@ class Compute(cold_migration.ColdMigration):
     def _live_precheck(self, migration):
         vm = self.region.vms[migration.server_id]
         target = self.region.hosts[migration.dest_host]
-        reason = self._target_rejection(vm, target)
+        reason = self._target_rejection(vm, target, migration)
         if reason is None and not target.reachable:
             reason = f"Migration pre-check error: Unable to contact {target.name}"
         if reason is None and (port_id(vm), target.name) in self.region.inactive_bindings:
@@ -253,31 +274,28 @@ class Compute(cold_migration.ColdMigration):
         self._finish(migration, "completed")
 
     # --- target checks ------------------------------------------------------------------
-    def _target_rejection(self, vm, target) -> str | None:
-        """Why Nova's scheduler/Placement would refuse ``target`` now, or None."""
-        prefix = f"No valid host was found. Host {target.name}"
-        if self.region.service_is_down(target):
-            return f"{prefix}: ComputeFilter: compute service is down"
-        if target.disabled:
-            return f"{prefix}: ComputeFilter: compute service is disabled"
+    def _target_rejection(self, vm, target, migration) -> str | None:
+        """Nova's fault message if its scheduler would refuse ``target`` now, else None."""
+        if target.disabled or self._takes_rule(self.region.refusing_rules, migration, dest_only=True):
+            return NO_CANDIDATES  # Placement: the provider carries COMPUTE_STATUS_DISABLED
         flavor = vm.flavor
-        if target.used_vcpus + flavor.vcpus > target.vcpu_capacity:
-            return f"{prefix}: Placement: not enough VCPU for {flavor.vcpus}"
-        if target.used_ram_mb + flavor.ram_mb > target.ram_capacity_mb:
-            return f"{prefix}: Placement: not enough MEMORY_MB for {flavor.ram_mb}"
+        if target.used_vcpus + flavor.vcpus > target.vcpu_capacity \
+                or target.used_ram_mb + flavor.ram_mb > target.ram_capacity_mb:
+            return NO_CANDIDATES  # Placement: no room for the flavor's VCPU or MEMORY_MB
+        if self.region.service_is_down(target):
+            return NOT_ENOUGH_HOSTS  # ComputeFilter
         if flavor.hugepage_size_kb:
             if target.hugepage_size_kb != flavor.hugepage_size_kb:
-                return f"{prefix}: NUMATopologyFilter: no HugePages of the flavor's size"
+                return NOT_ENOUGH_HOSTS  # NUMATopologyFilter: no HugePages of the flavor's size
             pages = flavor.ram_mb * 1024 // target.hugepage_size_kb
             if target.hugepages_used() + self._inbound_pages(target) + pages > \
                     target.hugepages_total:
-                return f"{prefix}: NUMATopologyFilter: not enough free HugePages"
+                return NOT_ENOUGH_HOSTS  # NUMATopologyFilter: not enough free HugePages
         wanted = image_requirement(self.region.images.get(vm.image_id) or {})
         if any(wanted) and not any(all(w is None or w == s for w, s in zip(wanted, triple))
                                    for triple in target.supported_instances()):
-            return f"{prefix}: ImagePropertiesFilter: image needs {wanted}, host runs " \
-                   f"{target.supported_instances()}"
-        return self._group_rejection(vm, target, prefix)
+            return NOT_ENOUGH_HOSTS  # ImagePropertiesFilter
+        return NOT_ENOUGH_HOSTS if self._group_refuses(vm, target) else None
 
     def _inbound_pages(self, target):
         pages = 0
@@ -288,9 +306,10 @@ class Compute(cold_migration.ColdMigration):
                     pages += vm.flavor.ram_mb * 1024 // target.hugepage_size_kb
         return pages
 
-    def _group_rejection(self, vm, target, prefix):
+    def _group_refuses(self, vm, target) -> bool:
+        """Whether Nova's ServerGroup(Anti)AffinityFilter refuses ``target`` for ``vm``."""
         if not vm.server_group_id:
-            return None
+            return False
         group = self.region.server_groups[vm.server_group_id]
         hosts = []
         for member_id in group.members:
@@ -304,12 +323,10 @@ class Compute(cold_migration.ColdMigration):
                 hosts.append(m.dest_host)
         if group.policy == ANTI_AFFINITY:
             limit = int(group.rules.get("max_server_per_host", 1))
-            if hosts.count(target.name) >= limit:
-                return f"{prefix}: ServerGroupAntiAffinityFilter: group {group.id}"
-        elif group.policy == AFFINITY:  # Nova counts every member's host, the VM's own too
-            if any(h != target.name for h in hosts + [vm.host]):
-                return f"{prefix}: ServerGroupAffinityFilter: group {group.id}"
-        return None
+            return hosts.count(target.name) >= limit
+        if group.policy == AFFINITY:  # Nova counts every member's host, the VM's own too
+            return any(h != target.name for h in hosts + [vm.host])
+        return False
 
     # --- migration record bookkeeping -----------------------------------------------------
     def _new_migration(self, vm, kind, source, target):
@@ -338,13 +355,17 @@ class Compute(cold_migration.ColdMigration):
                                    "(engine_loses_flow)" % (migration.id, migration.server_id))
 
     @staticmethod
-    def _takes_rule(rules, migration) -> bool:
-        """Whether one of ``rules`` ([hosts or None, remaining]) applies to ``migration``; counts it down."""
+    def _takes_rule(rules, migration, dest_only=False) -> bool:
+        """Whether one of ``rules`` ([hosts or None, remaining]) applies to ``migration``; counts it down.
+
+        A rule with hosts applies to a migration from or to one of them (only to, with ``dest_only``).
+        """
         for rule in rules:
             hosts, remaining = rule
             if remaining <= 0:
                 continue
-            if hosts is None or migration.source_host in hosts or migration.dest_host in hosts:
+            if hosts is None or migration.dest_host in hosts or (
+                    not dest_only and migration.source_host in hosts):
                 rule[1] -= 1
                 return True
         return False

@@ -158,6 +158,19 @@ def migration_fails(region: r.Region, params: dict) -> None:
     region.record_fault("migration_fails", params.get("hosts", ()))
 
 
+def scheduler_refuses(region: r.Region, params: dict) -> None:
+    """Nova's scheduler refuses the next ``count`` migrations to ``hosts`` (any target if none): NoValidHost.
+
+    The targets look fit to every API (service up and enabled, room in Placement): as a
+    restored host does while its resource provider still carries ``COMPUTE_STATUS_DISABLED``
+    (Nova drops the trait only once the compute answers). Nova accepts the request, then
+    the migration ends ``error`` with "No valid host was found. " (an evacuated server ERROR).
+    """
+    hosts = frozenset(params["hosts"]) if params.get("hosts") else None
+    region.refusing_rules.append([hosts, int(params.get("count", 1))])
+    region.record_fault("scheduler_refuses", params.get("hosts", ()))
+
+
 def engine_loses_flow(region: r.Region, params: dict) -> None:
     """The engine loses the flow of the next ``count`` migrations (touching ``hosts`` if given) once Nova accepts them.
 
@@ -223,6 +236,7 @@ FAULTS = {
     "heartbeat_outage": (heartbeat_outage, ("duration_s",), False),
     "migration_stuck": (migration_stuck, ("count",), False),
     "migration_fails": (migration_fails, ("count",), False),
+    "scheduler_refuses": (scheduler_refuses, ("count",), False),
     "engine_loses_flow": (engine_loses_flow, ("count",), False),
     "ceph_outage": (ceph_outage, ("duration_s",), False),
     "aggregate_deleted": (aggregate_deleted, ("aggregate",), False),

@@ -332,6 +332,7 @@ class Region:
         self.stuck_rules = []  # [hosts or None, remaining count]
         self.failing_rules = []  # [hosts or None, remaining count]: live migrations that end failed
         self.lost_flow_rules = []  # [hosts or None, remaining count]: accepted migrations whose engine flow is lost
+        self.refusing_rules = []  # [hosts or None, remaining count]: targets Nova's scheduler refuses (NoValidHost)
         self.ceph_unavailable_until = -math.inf
         self.blocklist = {}  # address -> expiry POSIX time or None
         self.inactive_bindings = set()  # (port_id, host)

@@ -8,8 +8,9 @@
   of hundreds of computes, every compute's agent in one ``heartbeat_farm`` process);
 - a throwaway PostgreSQL database, migrated by ``keyvrm-manage db sync``;
 - ``keyvrm-engine`` and ``keyvrm-api`` from one ``keyvrm.conf`` that sets only where things
-  are (database, Nova/Placement/Glance endpoints, TSDB, Sentinels, RabbitMQ): every other
-  option keeps its shipped default;
+  are (database, Nova/Placement/Glance endpoints, TSDB, Sentinels, RabbitMQ), and Nova's
+  ``service_down_time`` when the timers are not Nova's defaults: every other option keeps
+  its shipped default;
 - business config through ``openstack keyvrm ...`` (auth ``none`` against the noauth API);
 - with ``bmc``: an IPMI BMC per compute (``bmc_farm``, one process) that really cuts the
   host's power, its credentials registered with KeyVRM as an operator does (the fencing
@@ -171,6 +172,9 @@ class Deployment:
             sentinels = {",".join(self.sentinels.sentinels)}
             service_name = {peers.SERVICE}
             """))
+        if self.nova_timers[0] != NOVA_TIMERS[0]:  # as an operator whose Nova is not on its default
+            with open(config, "a") as stream:
+                stream.write("[ha]\nnova_service_down_time = %d\n" % self.nova_timers[0])
         if self.bmc:
             with open(config, "a") as stream:
                 stream.write("[fencing]\ncredentials_file = %s\n" % self.credentials_file)

@@ -109,6 +109,12 @@ def _evacuations_from(region, server_id, host):
     return [m for m in migrations if m["migration_type"] == "evacuation" and m["source_compute"] == host]
 
 
+def _warning_codes_about(region, host):
+    """The reason codes about ``host`` of the HA aggregate's warning events."""
+    events = region.api("/events?aggregate=%s&kind=HA&state=warning&limit=50" % HA_AGGREGATE, "1.1")["events"]
+    return {r["code"] for e in events for r in e["reasons"] if r["host"] == host}
+
+
 def _kill_and_wait(region, host, victims, timeout_s=240):
     killed_at = region.kill_compute(host)
     region.wait(lambda: _all_active_off(region, victims, host), timeout_s,
@@ -178,6 +184,8 @@ def test_a_killed_compute_is_fenced_and_its_servers_run_elsewhere_with_shipped_d
     recovered_s = _kill_and_wait(region, victim, victims)
     print("kill -> all %d servers ACTIVE elsewhere: %.1f s" % (len(victims), recovered_s))
     assert recovered_s <= RECOVERY_BUDGET_S, recovered_s
+    # before Nova's verdict the dead host was reported silent, never as a broken heartbeat path
+    assert _warning_codes_about(region, victim) == {"host_silent"}
 
     state = region.wait(lambda: _in_state(_hypervisor(region, victim), "maintenance"), 60,
                         "the killed compute did not end in maintenance")

@@ -134,6 +134,15 @@ def test_stuck_migration_hits_the_timeout_and_becomes_migration_failed_unlocked(
     assert "timeout" in db_api.list_operations(sqlite_db, rec_id)[-1]["error"]
 
 
+def _assert_refused_once_with_nova_s_fault(db, rec_id, migration_type):
+    """Nova's NoValidHost (read from the server's instance action) ended the run at its first attempt."""
+    error = db_api.list_operations(db, rec_id)[-1]["error"]
+    print("%s refused: %s" % (migration_type, error))
+    assert error == "%s to compute003 ended error; Nova's fault: No valid host was found. There are not " \
+        "enough hosts available." % migration_type
+    assert db_api.get_recommendation(db, rec_id)["attempts"] == 1
+
+
 def test_evacuation_of_a_hard_affinity_member_is_refused_by_nova(sqlite_db, driver, fake_cloud):
     """Nova's ServerGroupAffinityFilter counts the dead host, where the group lives: NoValidHost."""
     group = c.server_group(driver, "sg-affinity-evac", "affinity")
@@ -143,7 +152,7 @@ def test_evacuation_of_a_hard_affinity_member_is_refused_by_nova(sqlite_db, driv
         status, _ = _run(sqlite_db, driver, rec_id)
         assert status == "failed", db_api.list_operations(sqlite_db, rec_id)
         assert c.host_of(driver, vm) == "compute004"
-        print("affinity evacuation refused: %s" % db_api.list_operations(sqlite_db, rec_id)[-1]["error"])
+        _assert_refused_once_with_nova_s_fault(sqlite_db, rec_id, "evacuation")
 
 
 def test_live_migration_of_a_lone_hard_affinity_member_is_refused_by_nova(sqlite_db, driver):
@@ -154,4 +163,4 @@ def test_live_migration_of_a_lone_hard_affinity_member_is_refused_by_nova(sqlite
     status, _ = _run(sqlite_db, driver, rec_id)
     assert status == "failed", db_api.list_operations(sqlite_db, rec_id)
     assert c.host_of(driver, vm) == "compute002"
-    print("affinity live migration refused: %s" % db_api.list_operations(sqlite_db, rec_id)[-1]["error"])
+    _assert_refused_once_with_nova_s_fault(sqlite_db, rec_id, "live-migration")

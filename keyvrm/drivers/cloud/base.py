@@ -114,6 +114,14 @@ class CloudDriver(abc.ABC):
         """
 
     @abc.abstractmethod
+    def get_migration_fault(self, migration: snapshot.Migration) -> Optional[str]:
+        """Nova's message for why ``migration`` did not complete (e.g. "No valid host was found."), or None.
+
+        The message of the failed step of the server's action that made the record (the
+        conductor's scheduling, the rebuild on the target, ...); None when Nova recorded none.
+        """
+
+    @abc.abstractmethod
     def list_port_bindings(self, server_id: str) -> list[PortBinding]:
         """Port bindings of the server's ports, active and inactive."""
 

@@ -23,7 +23,10 @@ microversion, because the parsers rely on the shapes these versions define:
   scheduler validates the host), ``block_migration: auto`` (2.25+). Cold migration at
   **2.56** (the first that takes a ``host``; the scheduler validates it), confirmed with
   ``confirmResize`` once the server is VERIFY_RESIZE. Services are forced
-  down / disabled through ``PUT /os-services/{uuid}`` (2.53).
+  down / disabled through ``PUT /os-services/{uuid}`` (2.53). Why a migration failed is read,
+  only when it did, from the server's instance actions at **2.84** (events with ``details``):
+  Nova answers an evacuation or a live migration its scheduler refuses with 200/202, then
+  the migration record goes ``error`` and the action's event says "No valid host was found."
 - Placement at 1.39 (see ``openstack_placement`` for how per-provider reads are avoided).
 - Cinder attachments at volume **3.27** (the attachments API); Neutron (extended port
   bindings) and Glance v2 have no microversions.
@@ -61,6 +64,8 @@ LIVE_MIGRATE_MV = "2.68"
 COLD_MIGRATE_MV = "2.56"  # the first where migrate takes a host
 ACTION_MV = "2.53"
 VOLUME_MV = "3.27"
+ACTIONS_MV = "2.84"  # instance action events carry ``details``, the failed step's message
+ACTIONS_PAGE = 10  # newest instance actions read for a migration's fault: the failed one is recent
 ZONES_MV = "2.1"  # os-availability-zone has not changed since
 COMPUTE_BINARY = "nova-compute"
 
@@ -217,6 +222,22 @@ class OpenStackCloudDriver(base.CloudDriver):
             if int(body["id"]) == int(migration_id):
                 return parse.migration(body)
         raise errors.NotFoundInCloud(f"Migration {migration_id} could not be found.")
+
+    def get_migration_fault(self, migration):
+        """The failed event's ``details`` of the server's action that made the record (two requests).
+
+        That action is the newest of the record's kind (``evacuate``, ``live-migration``)
+        that began no later than the record was made.
+        """
+        name = parse.ACTION_OF_MIGRATION.get(migration.migration_type)
+        if name is None:
+            return None
+        path = f"/servers/{migration.server_id}/os-instance-actions"
+        actions = self._nova("GET", path, ACTIONS_MV, params={"limit": ACTIONS_PAGE})["instanceActions"]
+        action = parse.action_of(actions, name, migration.created_at)
+        if action is None:
+            return None
+        return parse.action_fault(self._nova("GET", f"{path}/{action['request_id']}", ACTIONS_MV)["instanceAction"])
 
     def list_port_bindings(self, server_id):
         ports = http.call(self._proxy("network"), "GET", "/ports",

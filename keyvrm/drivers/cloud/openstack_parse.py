@@ -103,6 +103,30 @@ def migration(body: dict) -> m.Migration:
         created_at=posix(body.get("created_at")), updated_at=posix(body.get("updated_at")))
 
 
+# os-migrations ``migration_type`` -> the instance action that makes such a record
+ACTION_OF_MIGRATION = {"evacuation": "evacuate", "live-migration": "live-migration"}
+# An action begins before its migration record is made; both times come from Nova's database.
+_ACTION_BEFORE_RECORD_SLACK_S = 1.0
+
+
+def action_of(actions: list, name: str, made_at: Optional[float]) -> Optional[dict]:
+    """The newest of ``actions`` (``os-instance-actions``, newest first) called ``name`` begun by ``made_at``."""
+    for body in actions:
+        began = posix(body.get("start_time"))
+        if body.get("action") == name and (made_at is None or began is None
+                                           or began <= made_at + _ACTION_BEFORE_RECORD_SLACK_S):
+            return body
+    return None
+
+
+def action_fault(body: dict) -> Optional[str]:
+    """The message of an instance action's failed event (microversion >= 2.84: ``details``), or None."""
+    for event in body.get("events") or ():
+        if event.get("result") == "Error" and (event.get("details") or "").strip():
+            return event["details"].strip()
+    return None
+
+
 def hypervisor(body: dict, zones: dict, aggregates_of: dict, traits: tuple) -> m.Hypervisor:
     """An ``os-hypervisors/detail`` entry (microversion 2.87) joined with zone/aggregates/traits.
 

@@ -184,6 +184,13 @@ class SimCloudDriver(base.CloudDriver):
         return _migration(rec)
 
     @r.synchronized
+    def get_migration_fault(self, migration):
+        """The fault the simulated Nova recorded when the migration failed (stripped, as the API's), or None."""
+        self.compute.check_api()
+        rec = self.region.migrations.get(int(migration.id))
+        return (rec.error or "").strip() or None if rec is not None else None
+
+    @r.synchronized
     def list_port_bindings(self, server_id):
         self.compute.check_api()
         vm = self.compute.find_server(server_id)

@@ -26,6 +26,9 @@ EXAMPLES = [
      "port_binding_exists", c.RETRY_AFTER_CLEANUP, (c.DELETE_INACTIVE_PORT_BINDINGS,)),
     (_call(CloudError(400, "Invalid volume: volume vol-1 is still attached to host cmp-2")),
      "volume_still_attached", c.RETRY_AFTER_CLEANUP, (c.DELETE_STALE_VOLUME_ATTACHMENTS,)),
+    # Nova 34 accepts an evacuation its scheduler refuses, then ends the record "error" (its fault read back)
+    (c.Failure(c.MIGRATION, "evacuation to cmp-2 ended error; Nova's fault: No valid host was found.",
+               migration_status="error"), "no_valid_host", c.FATAL, ()),
     (c.Failure(c.TARGET_DOWN, "the compute service of the target cmp-2 is down: migration 4 left accepted",
                migration_status="accepted"), "target_down", c.FATAL, ()),
     (c.Failure(c.TIMEOUT, "migration 4 did not end within the migrating timeout (21600 s)"),

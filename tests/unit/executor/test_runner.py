@@ -150,6 +150,29 @@ def test_stale_volume_attachment_is_deleted_before_the_evacuation_is_retried(sql
     assert [op["message"] for op in cleanups] == ["delete_stale_volume_attachments: att-stale"]
 
 
+def test_a_target_nova_s_scheduler_refuses_ends_the_run_at_once_with_nova_s_fault_in_the_journal(sqlite_db):
+    """NoValidHost for the named target: no retry delay, no second ask of that host (HA's round 2 re-plans)."""
+    region = h.small_region()
+    vm = h.vm_on(region, h.SOURCE)
+    h.source_down(region)
+    faults.scheduler_refuses(region, {"hosts": [h.TARGET], "count": 5})
+    _, rec_id = h.recommendation(sqlite_db, "evacuate", vm.id)
+    clock = h.RegionClock(region)
+    status = runner.run_recommendation(sqlite_db, SimCloudDriver(region), rec_id, clock=clock,
+                                       settings=h.SETTINGS)
+    assert status == "failed"
+    assert clock.slept_s < h.SETTINGS.retry_delay_s  # polls only, never the retry delay
+    assert [m.dest_host for m in region.migrations.values()] == [h.TARGET]  # asked once
+    ops = db_api.list_operations(sqlite_db, rec_id)
+    assert [op["kind"] for op in ops] == ["start", "prepare", "execute", "error"]
+    assert ops[-1]["error"] == "evacuation to %s ended error; Nova's fault: No valid host was found." % h.TARGET
+    rec = db_api.get_recommendation(sqlite_db, rec_id)
+    assert rec["attempts"] == 1
+    assert rec["reason"].startswith("Nova's scheduler refused the target %s for this VM" % h.TARGET)
+    assert (vm.host, vm.status) == (h.SOURCE, "ERROR")  # as Nova's conductor leaves it
+    assert not db_api.get_vm_state(sqlite_db, vm.id)["locked"]
+
+
 def test_prepare_cancels_when_the_vm_is_no_longer_on_the_source(sqlite_db):
     region = h.small_region()
     vm = h.vm_on(region, h.OTHER)

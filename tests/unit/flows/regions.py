@@ -47,3 +47,8 @@ def heartbeat_stops(host, at="1m"):
 def overloads(host, at="0m"):
     return ("  - at: %s\n    fault: overload\n    hosts: [%s]\n    cpu_factor: 8.0\n    ramp: 1m\n"
             % (at, host))
+
+
+def scheduler_refuses(at="0m", count=1):
+    """Nova's scheduler refuses the next ``count`` migrations (NoValidHost), whose targets look fit to every API."""
+    return "  - at: %s\n    fault: scheduler_refuses\n    count: %d\n" % (at, count)

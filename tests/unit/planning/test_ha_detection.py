@@ -37,6 +37,35 @@ def test_decision_matrix(state, age, down, verdict):
     assert (result.to_fence == ("bad",)) is (verdict in ha.CONDEMNED_VERDICTS)
 
 
+@pytest.mark.parametrize("age_s,verdict", [
+    (STALE_S + 1.0, ha.HOST_SILENT),  # just stale: a dead host reads so until Nova's verdict
+    (STALE_S + 60.0, ha.HOST_SILENT),  # stale for exactly service_down_time: the verdict may still come
+    (STALE_S + 61.0, ha.HEARTBEAT_PATH_BROKEN),  # Nova would have shown a dead host down by now
+])
+def test_a_stale_heartbeat_with_nova_compute_up_is_a_silent_host_until_nova_s_verdict_is_due(age_s, verdict):
+    quiet = b.host("quiet", state=m.SERVICE_UP, heartbeat_age_s=age_s)
+    result = _detect([quiet] + _healthy(4), service_down_time_s=60.0)
+    assert result.verdicts[0].verdict == verdict
+    assert result.to_fence == () and result.state == "warning"
+    [reason] = [r for r in result.reasons if r.host == "quiet"]
+    assert reason.code == verdict
+
+
+def test_the_silent_window_follows_nova_s_service_down_time():
+    quiet = b.host("quiet", state=m.SERVICE_UP, heartbeat_age_s=STALE_S + 100.0)
+    assert _detect([quiet] + _healthy(4), service_down_time_s=120.0).verdicts[0].verdict == ha.HOST_SILENT
+    assert _detect([quiet] + _healthy(4), service_down_time_s=60.0).verdicts[0].verdict == \
+        ha.HEARTBEAT_PATH_BROKEN
+
+
+def test_a_silent_host_s_reason_says_how_long_it_is_silent_and_when_nova_s_verdict_is_due():
+    quiet = b.host("quiet", state=m.SERVICE_UP, heartbeat_age_s=STALE_S + 20.0)
+    [reason] = [r for r in _detect([quiet] + _healthy(4), service_down_time_s=60.0).reasons if r.host == "quiet"]
+    assert dict(reason.details) == {"silent_s": 50, "nova_verdict_due_s": 40}
+    assert reason.message == ("quiet silent for 50 s (no heartbeat) while Nova still shows nova-compute up: likely"
+                              " down, waiting for Nova's verdict (due within 40 s); no fencing before it")
+
+
 def test_missing_heartbeat_source_never_alone_condemns():
     bad = b.host("bad", state=m.SERVICE_DOWN, heartbeat_age_s=120.0)
     result = _detect([bad] + _healthy(4), failed_sources=(m.SOURCE_HEARTBEAT,))

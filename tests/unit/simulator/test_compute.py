@@ -71,8 +71,8 @@ def test_live_migration_violating_anti_affinity_fails_at_execution_and_vm_stays(
     migration = compute.Compute(region).live_migrate("vm-1", "cmp-2")
     region.clock.advance(300)
     assert migration.status == "error"
-    assert "ServerGroupAntiAffinityFilter" in migration.error
-    assert region.vms["vm-1"].host == "cmp-1"
+    assert migration.error == compute.NOT_ENOUGH_HOSTS  # a filter refused it: Nova names neither host nor filter
+    assert region.vms["vm-1"].host == "cmp-1" and region.vms["vm-1"].status == r.ACTIVE
     assert region.vms["vm-1"].task_state is None
     assert region.hosts["cmp-2"].used_vcpus == 4  # the failed claim was released
 
@@ -85,7 +85,40 @@ def test_live_migration_to_full_target_fails_on_placement_capacity():
     migration = compute.Compute(region).live_migrate("vm-1", "cmp-2")
     region.clock.advance(300)
     assert migration.status == "error"
-    assert "not enough VCPU" in migration.error
+    assert migration.error == compute.NO_CANDIDATES  # Placement offered no candidate
+
+
+def test_an_evacuation_nova_s_scheduler_refuses_leaves_the_server_error_until_evacuated_elsewhere_active():
+    """As Nova 34: accepted, then the record "error" and the server ERROR; rebuilt ACTIVE when evacuated again.
+
+    A later evacuation rebuilds the ERROR server ACTIVE (2.95's stopped target state ignored).
+    """
+    region = small_region()
+    add_vm(region, "vm-1", "cmp-1")
+    nova = compute.Compute(region)
+    nova.force_down("cmp-1")
+    faults.scheduler_refuses(region, {"hosts": ["cmp-2"], "count": 1})
+    refused = nova.evacuate("vm-1", "cmp-2")
+    assert refused.status == "accepted"
+    region.clock.advance(60)
+    assert (refused.status, refused.error) == ("error", "No valid host was found. ")
+    vm = region.vms["vm-1"]
+    assert (vm.host, vm.status, vm.task_state) == ("cmp-1", r.ERROR, None)
+    cloud = simulated.for_region(region).cloud
+    assert cloud.get_migration_fault(cloud.get_migration(refused.id)) == "No valid host was found."
+    moved = nova.evacuate("vm-1", "cmp-3")
+    region.clock.advance(300)
+    assert moved.status == "done" and (vm.host, vm.status) == ("cmp-3", r.ACTIVE)
+
+
+def test_a_live_migration_nova_s_scheduler_refuses_leaves_the_server_as_it_was():
+    region = small_region()
+    add_vm(region, "vm-1", "cmp-1")
+    compute.Compute(region).disable("cmp-2", "maintenance")  # Placement: COMPUTE_STATUS_DISABLED
+    migration = compute.Compute(region).live_migrate("vm-1", "cmp-2")
+    region.clock.advance(60)
+    assert (migration.status, migration.error) == ("error", compute.NO_CANDIDATES)
+    assert (region.vms["vm-1"].host, region.vms["vm-1"].status) == ("cmp-1", r.ACTIVE)
 
 
 def test_live_migration_moves_the_vms_load_to_the_target():

@@ -37,6 +37,7 @@ HEADINGS = {
     # alerts
     'host_alive_service_down': N_("Host alive, compute service down"),
     'heartbeat_path_broken': N_("Heartbeat path broken"),
+    'host_silent': N_("Host silent, waiting for Nova's verdict"),
     'insufficient_evidence': N_("Not enough evidence to fence"),
     'engine_lost_database': N_("Engine lost its database"),
     'lb_no_target': N_("No target host for LB"),

@@ -136,3 +136,21 @@ def password_token(url, user, password) -> str:
     except urllib.error.HTTPError as exc:
         sys.stderr.write(exc.read().decode())
         raise
+
+
+def add_region(url, region, endpoint) -> str:
+    """``region`` added with a public ``vm-resource-manager`` endpoint at ``endpoint``; returns the endpoint's id.
+
+    For a region started after ``populate`` (a test module's own); users who log in afterwards see it.
+    """
+    admin = Admin(url)
+    if region not in {known["id"] for known in admin.call("GET", "/regions")["regions"]}:
+        admin.call("POST", "/regions", {"region": {"id": region}})
+    service = admin.call("GET", "/services?type=vm-resource-manager")["services"][0]
+    return admin.call("POST", "/endpoints", {"endpoint": {
+        "service_id": service["id"], "interface": "public", "region_id": region, "url": endpoint}})["endpoint"]["id"]
+
+
+def remove_endpoint(url, endpoint_id) -> None:
+    """The endpoint ``endpoint_id`` (of ``add_region``) deleted from the catalog."""
+    Admin(url).call("DELETE", "/endpoints/%s" % endpoint_id)

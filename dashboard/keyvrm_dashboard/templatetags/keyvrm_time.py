@@ -23,6 +23,7 @@ from django.utils import html
 from django.utils import timesince
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext_lazy
 
 register = template.Library()
 
@@ -80,6 +81,11 @@ def time_html(value):
                             exact_time(value), parse_time(value).isoformat(), relative_time(value))
 
 
+# the units of a duration, abbreviated as the user's language writes them
+UNITS = {'d': pgettext_lazy("duration unit: days", "d"), 'h': pgettext_lazy("duration unit: hours", "h"),
+         'min': pgettext_lazy("duration unit: minutes", "min"), 's': pgettext_lazy("duration unit: seconds", "s")}
+
+
 def duration_text(seconds):
     """A duration rounded as an operator reads it: ``4.2 s``, ``42 s``, ``3 min 5 s``, ``2 h 10 min``, ``3 d 4 h``."""
     if seconds is None or seconds == '' or isinstance(seconds, bool):
@@ -91,7 +97,7 @@ def duration_text(seconds):
     sign, seconds = ('-' if seconds < 0 else ''), abs(seconds)
     if seconds < 10:
         tenths = round(seconds, 1)
-        return '%s%s s' % (sign, formats.number_format(tenths, 0 if tenths == int(tenths) else 1))
+        return '%s%s %s' % (sign, formats.number_format(tenths, 0 if tenths == int(tenths) else 1), UNITS['s'])
     whole = int(round(seconds))
     days, rest = divmod(whole, 86400)
     hours, rest = divmod(rest, 3600)
@@ -104,7 +110,7 @@ def duration_text(seconds):
         parts = ((minutes, 'min'), (secs, 's'))
     else:
         parts = ((secs, 's'),)
-    return sign + ' '.join('%d %s' % (amount, unit) for amount, unit in parts if amount or unit == parts[0][1])
+    return sign + ' '.join('%d %s' % (amount, UNITS[unit]) for amount, unit in parts if amount or unit == parts[0][1])
 
 
 @register.filter(name='keyvrm_time')

@@ -5,6 +5,7 @@ import datetime
 from django import template
 from django import test
 from django.utils import timezone
+from django.utils import translation
 
 from keyvrm_dashboard.templatetags import keyvrm_time
 
@@ -58,3 +59,8 @@ class ShownTests(test.SimpleTestCase):
                                (65.12345678901234, '1 min 5 s'), (120.2, '2 min'), (3725, '1 h 2 min'),
                                (7200, '2 h'), (90000, '1 d 1 h'), ('30.0', '30 s')):
             self.assertEqual(shown, keyvrm_time.duration_text(seconds), seconds)
+
+    def test_durations_read_in_the_users_language(self):
+        with translation.override('ru'):
+            self.assertEqual('1 мин 5 с', keyvrm_time.duration_text(65))
+            self.assertEqual('1 д 1 ч', keyvrm_time.duration_text(90000))

@@ -348,6 +348,18 @@ class EventLiveRefreshTests(kv_helpers.AdminTestCase):
         self.assertContains(res, '>and 3 more</p>', html=False)
 
     @helpers.create_mocks({keyvrm: EVENT_CALLS})
+    def test_no_target_shows_five_entries_and_five_rejected_hosts_each_the_rest_behind_show_all(self):
+        rejected = [{'host': 'cmp-%02d' % n, 'check': 'RamFilter', 'vms': 1} for n in range(1, 10)]
+        entries = [dict(data.NO_TARGET_HA, vm_id='vm-%02d' % n, rejected_hosts=rejected) for n in range(1, 9)]
+        res = self.answer_event(dict(data.HA_EVENT, no_target=entries))
+        shown, folded = res.content.decode().split('<summary>Show all: 3 more</summary>')  # entries 6-8
+        self.assertEqual(5, shown.count('class="keyvrm-no-target-entry"'))
+        self.assertEqual(3, folded.count('class="keyvrm-no-target-entry"'))
+        self.assertIn('id="keyvrm-no-target-8"', folded)
+        self.assertEqual(5, shown.count('<summary>Show all: 4 more</summary>'))  # hosts 6-9 of each entry
+        self.assertEqual(5 * (5 + 4), shown.count('<td>RamFilter</td>'))  # each entry: 5 rows, 4 folded
+
+    @helpers.create_mocks({keyvrm: EVENT_CALLS})
     def test_no_target_section_is_absent_when_empty_or_from_an_older_api(self):
         for event in (dict(data.HA_EVENT, no_target=[]), data.EVENT):  # data.EVENT has no no_target field
             res = self.answer_event(event)

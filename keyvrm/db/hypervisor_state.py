@@ -127,8 +127,7 @@ def request_hypervisor_restore(db, host, requested_by, request_id=None, failback
                                        old_value=row.state, new_value=states.HypervisorState.RESTORING.value,
                                        changed_by=requested_by, request_id=request_id))
         if row.state in states.HYPERVISOR_DRAINING and row.event_id is not None:
-            _cancel_unstarted(session, db, row.event_id, f"drain cancelled: {host} returned to service by "
-                              f"{requested_by}")
+            _cancel_unstarted(session, db, row.event_id, host, requested_by)
         row.state, row.state_since = states.HypervisorState.RESTORING, db.now()
         row.failback_pending = bool(failback)
         row.reason = f"return to service requested by {requested_by}"
@@ -188,16 +187,28 @@ def list_hypervisors_draining(db) -> list:
             .where(row.state.in_(states.HYPERVISOR_DRAINING)).order_by(row.host))]
 
 
-def _cancel_unstarted(session, db, event_id, message):
-    """Cancel the event's recommendations that have not started, each with its journal line, in ``session``."""
-    rec = models.Recommendation
+def _cancel_unstarted(session, db, event_id, host, requested_by):
+    """Cancel the drain event's recommendations that have not asked Nova yet, each with its journal line.
+
+    Those waiting (``created``, ``manual_action``) are cancelled at once; a ``running`` one
+    that has not asked Nova (no ``execute`` line: it waits for room in flight, say) gets
+    the cancel request its executor honours before it would ask (``request_recommendation_
+    cancel``). A migration Nova was asked for goes on to its end.
+    """
+    rec, op = models.Recommendation, models.Operation
+    cancelled = f"drain cancelled: {host} returned to service by {requested_by}"
     waiting = (states.RecommendationStatus.CREATED, states.RecommendationStatus.MANUAL_ACTION)
     query = sa.select(rec).where(rec.event_id == event_id, rec.status.in_(waiting)).with_for_update()
-    unstarted = session.execute(query).scalars()
-    for row in unstarted:
-        row.status, row.finished_at, row.reason = states.RecommendationStatus.CANCELLED, db.now(), message
-        session.add(models.Operation(recommendation_id=row.id, kind="cancel", attempt=row.attempts,
-                                     message=message))
+    for row in session.execute(query).scalars():
+        row.status, row.finished_at, row.reason = states.RecommendationStatus.CANCELLED, db.now(), cancelled
+        session.add(op(recommendation_id=row.id, kind="cancel", attempt=row.attempts, message=cancelled))
+    asked = sa.select(op.id).where(op.recommendation_id == rec.id, op.kind == "execute").exists()
+    query = sa.select(rec).where(rec.event_id == event_id, rec.status == states.RecommendationStatus.RUNNING,
+                                 ~asked).with_for_update()
+    for row in session.execute(query).scalars():
+        session.add(op(recommendation_id=row.id, kind="cancel", attempt=row.attempts,
+                       message=f"cancel requested by {requested_by}: drain of {host} cancelled, it returned to "
+                               "service"))
 
 
 def list_hypervisors_restoring(db):

@@ -10,6 +10,7 @@ Scenario keys (see ``keyvrm.scenarios.scenario``)::
         - at: 10m
           aggregates: {agg-001: {lb_period: 60}}
     operator:                          # REST calls at the first cycle boundary at or after ``at``
+                                       #   (or at ``at`` itself: ``mid_cycle``)
       - at: 5m
         action: noop_on                # noop_on (reason) | noop_off | run | cancel | restore
         aggregate: agg-001             #   (host, failback) | drain (host, reason, allow_cold) |
@@ -20,6 +21,11 @@ Scenario keys (see ``keyvrm.scenarios.scenario``)::
         recommendation: {action: live_migrate, status: manual_action}   # all that match,
         limit: 1                       #   oldest first, at most ``limit``
         expect_status: 202             # what the API must answer (default: any 2xx)
+      - at: 4m
+        action: restore
+        host: cmp-00002
+        mid_cycle: true                # at ``at`` itself, while a cycle runs (e.g. between two polls
+                                       #   of a migration), not at the next cycle boundary
 
 Every call goes through the REST API; a config the API refuses at the start is a
 scenario error naming the field.
@@ -57,6 +63,7 @@ def schemas(duration):
                        "host": {"type": "string"}, "vm": {"type": "string"}, "fields": _FIELDS,
                        "failback": {"type": "boolean"}, "allow_cold": {"type": "boolean"},
                        "recommendation": _PICK, "limit": {"type": "integer", "minimum": 1},
+                       "mid_cycle": {"type": "boolean"},
                        "expect_status": {"type": "integer", "minimum": 100, "maximum": 599}}}}
     return config, operator
 
@@ -71,7 +78,7 @@ class Act:
     path: tuple
 
     def describe(self) -> str:
-        shown = {k: v for k, v in self.params.items() if k not in ("expect_status",)}
+        shown = {k: v for k, v in self.params.items() if k not in ("expect_status", "mid_cycle")}
         return "%s %s" % (self.action, " ".join("%s=%s" % kv for kv in sorted(shown.items(), key=str)))
 
 

@@ -3,7 +3,9 @@
 The run is on the driven clock (``harness``): at each cycle boundary the engine's
 housekeeping runs first (the sweep and retention, when due), then the operator acts and
 config changes due by then are sent through the REST API, then the cycle runs to its end
-(its waits move simulated time), then the region lives ``run.every`` more.
+(its waits move simulated time), then the region lives ``run.every`` more. An act marked
+``mid_cycle`` is sent at its own time on the region's clock instead, even while a cycle
+runs (between two polls of a migration, say).
 After every cycle the safety invariants are checked; at the end the scenario's
 ``expect`` (and the bare region's ``expectations``). The result carries every problem,
 the timeline, and a digest of KeyVRM's outcomes (the same scenario gives the same
@@ -66,7 +68,8 @@ class Result:
 def run(scen: scenario_mod.Scenario, workdir: str = None) -> Result:
     """Run ``scen`` with KeyVRM acting on it and judge it (``ScenarioError`` for a config the API refuses)."""
     began = time.monotonic()
-    harness = scenario_harness.Harness(scen.start(), workdir, durable_flows=scen.durable_flows)
+    harness = scenario_harness.Harness(scen.start(), workdir, durable_flows=scen.durable_flows,
+                                       executor=scen.executor)
     try:
         return _judged_run(scen, harness, began)
     finally:
@@ -77,8 +80,10 @@ def _judged_run(scen, harness, began):
     start_hosts = {vm.id: vm.host for vm in harness.region.vms.values()}
     watch = invariants.Invariants(harness)
     predict = prediction.PredictionWatch(harness)
-    pending = list(scen.acts)
     done, problems, violations = [], [], []
+    pending = [act for act in scen.acts if not act.params.get("mid_cycle")]
+    unfired = _schedule_mid_cycle(scen, harness, [act for act in scen.acts if act.params.get("mid_cycle")],
+                                  done, problems)
     cycles = 0
     for cycles in range(1, scen.cycles + 1):
         if not harness.tick(CYCLE_TIMEOUT_S):
@@ -98,7 +103,7 @@ def _judged_run(scen, harness, began):
         harness.advance(scen.cycle_every_s)
     problems += ["operator: %s at %s never came due (the run ended at %s)"
                  % (act.describe(), timeline.clock_text(act.at_s), timeline.clock_text(harness.elapsed_s))
-                 for act in pending]
+                 for act in pending + unfired]
     problems += scenario_expect.Check(harness, scenario_mod.parse_duration_s, start_hosts).run(scen.expect)
     if scen.expectations:
         problems += report.unmet_expectations(report.summarize(harness.region), scen.expectations)
@@ -108,6 +113,23 @@ def _judged_run(scen, harness, began):
         problems.append("expect.failover_prediction_kept: no host death was compared")
     return Result(scen.name, problems, violations, timeline.render(harness, done, violations),
                   outcomes(harness), cycles, time.monotonic() - began, predicted)
+
+
+def _schedule_mid_cycle(scen, harness, acts, done, problems) -> list:
+    """Put each of ``acts`` on the region's clock at its own time (a cycle may be running then).
+
+    Their problems join ``problems``; the list returned holds the acts not fired yet.
+    """
+    unfired = list(acts)
+    clock = harness.region.clock
+
+    def fire(act):
+        unfired.remove(act)
+        problems.extend(_perform(scen, harness, act, done))
+
+    for act in acts:
+        clock.call_at(clock.start_s + act.at_s, fire, act)
+    return unfired
 
 
 def _perform(scen, harness, act, done):

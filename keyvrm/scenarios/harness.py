@@ -29,6 +29,7 @@ from keyvrm.api import app as api_app
 from keyvrm.db import api as db_api
 from keyvrm.db import migration
 from keyvrm.demo import embedded
+from keyvrm.flows import resources as flow_resources
 
 DATABASE_FILE = "keyvrm.sqlite"
 
@@ -104,9 +105,11 @@ class Harness:
 
     ``durable_flows`` keeps TaskFlow's flows in the SQLite database as the engine does in
     production; by default they are kept in memory (five times faster, same flows).
+    ``executor``: ``[executor]`` bounds to run with instead of the embedded engine's.
     """
 
-    def __init__(self, region, workdir: Optional[str] = None, durable_flows: bool = False):
+    def __init__(self, region, workdir: Optional[str] = None, durable_flows: bool = False,
+                 executor: Optional[dict] = None):
         self._tmp = None
         if workdir is None:
             self._tmp = tempfile.TemporaryDirectory(dir=_tmp_root())
@@ -115,7 +118,9 @@ class Harness:
         database = os.path.join(workdir, DATABASE_FILE)
         if not os.path.exists(database):
             shutil.copyfile(_migrated_database(), database)
-        self.emb = embedded.EmbeddedRegion(region, "sqlite:///%s" % database,
+        flow_settings = flow_resources.FlowSettings(
+            executor=dataclasses.replace(embedded.SIM_EXECUTOR, **(executor or {})))
+        self.emb = embedded.EmbeddedRegion(region, "sqlite:///%s" % database, flow_settings=flow_settings,
                                            flows_in_memory=not durable_flows, in_turn=True)
         self.notifier = RecordingNotifier(self.emb.clock)
         self.housekept = []  # [(seconds after the start, keyvrm.engine.housekeeping.Done)]

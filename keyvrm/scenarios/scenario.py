@@ -70,6 +70,7 @@ With KeyVRM acting on the region (``keyvrm-sim check``, ``tests/scenarios``)::
       cycles: 6                       # KeyVRM cycles to run (default 6)
       every: 60s                      # simulated time between two cycles (default 60 s)
       durable_flows: false            # TaskFlow's flows in SQLite instead of memory
+      executor: {max_concurrent_per_host: 2}   # [executor] bounds (also max_concurrent_per_region)
     config: ...                       # business config, and changes at given times
     operator: [...]                   # REST calls at given times (keyvrm.scenarios.acts)
     expect: ...                       # KeyVRM's outcomes (keyvrm.scenarios.expect)
@@ -122,7 +123,10 @@ _FRACTION = {"type": "number", "minimum": 0, "maximum": 1}
 
 _CONFIG, _OPERATOR = scenario_acts.schemas(DURATION)
 _RUN = {"type": "object", "additionalProperties": False,
-        "properties": {"cycles": _POS_INT, "every": DURATION, "durable_flows": {"type": "boolean"}}}
+        "properties": {"cycles": _POS_INT, "every": DURATION, "durable_flows": {"type": "boolean"},
+                       "executor": {"type": "object", "additionalProperties": False,
+                                    "properties": {"max_concurrent_per_host": _POS_INT,
+                                                   "max_concurrent_per_region": {"type": "integer", "minimum": 0}}}}}
 
 _REGION_PROPS = {f.name: _NUM for f in dataclasses.fields(r.RegionOptions)
                  if f.type in ("float", float)}
@@ -304,6 +308,7 @@ class Scenario:
     cycles: int = DEFAULT_CYCLES
     cycle_every_s: float = DEFAULT_CYCLE_EVERY_S
     durable_flows: bool = False
+    executor: dict = dataclasses.field(default_factory=dict)  # [executor] bounds the engine runs with
     _node: object = None
 
     def error(self, path, message) -> ScenarioError:
@@ -534,6 +539,7 @@ def _keyvrm_parts(scenario, data):
     scenario.cycles = run.get("cycles", DEFAULT_CYCLES)
     scenario.cycle_every_s = parse_duration_s(run.get("every", DEFAULT_CYCLE_EVERY_S))
     scenario.durable_flows = run.get("durable_flows", False)
+    scenario.executor = run.get("executor", {})
     scenario.expect = data.get("expect", {})
     scenario.acts = scenario_acts.from_document(data.get("config"), data.get("operator"), parse_duration_s)
     for act in scenario.acts:

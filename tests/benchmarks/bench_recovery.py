@@ -30,10 +30,18 @@ between the first size and each other, and one JSON line. SIGTERM stops it as Ct
     tox -e nova --notest
     .tox/nova/bin/python -m tests.benchmarks.bench_recovery --computes 8 500 --runs 5
     .tox/nova/bin/python -m tests.benchmarks.bench_recovery --computes 8 --fencing nova bmc
+
+A soak (``--minutes``, ``--every``): one region killed and restored every ``--every`` seconds
+for ``--minutes`` minutes; each run's line gives the minutes since the region was ready, so a
+deployment that wears out after an hour (the fake cloud's in-memory database once did) shows
+as a run that never recovers, or a Nova error, past that minute:
+
+    .tox/nova/bin/python -m tests.benchmarks.bench_recovery --computes 8 --minutes 75 --every 600
 """
 
 import argparse
 import datetime
+import itertools
 import json
 import os
 import pathlib
@@ -195,29 +203,48 @@ def measure_size(computes, fencing, args):
         driver, victim = _populate(region, args.servers)
         print("%d computes, %s fencing: deployed and populated in %.0f s (load %.2f)"
               % (computes, fencing, time.monotonic() - started, os.getloadavg()[0]), flush=True)
-        print("%-4s %-11s %7s %6s  %s  %10s" % ("run", "host", "servers", "load", "  ".join(
+        print("%-4s %5s %-11s %7s %6s  %s  %10s" % ("run", "min", "host", "servers", "load", "  ".join(
             "%10s" % s for s in STEPS), "keyvrm"))
-        for run in range(1, args.runs + 1):
+        ready = time.monotonic()
+        for run in itertools.count(1):
+            if not _another_run(run, ready, args):
+                break
             victims = _boot_victims(region, driver, victim, args.victim_servers, run)
             load = os.getloadavg()[0]
             seen, timeline = _one_run(region, driver, victim, victims)
             seen["load"] = load
             runs.append(seen)
             share = keyvrm_share(seen)
-            print("%-4d %-11s %7d %6.2f  %s  %s" % (run, victim, len(victims), load, "  ".join(
-                "%9.1fs" % seen[s] if s in seen else "%10s" % "-" for s in STEPS),
+            steps = "  ".join("%9.1fs" % seen[s] if s in seen else "%10s" % "-" for s in STEPS)
+            print("%-4d %5.1f %-11s %7d %6.2f  %s  %s" % (
+                run, (time.monotonic() - ready) / 60.0, victim, len(victims), load, steps,
                 "%9.1fs" % share if share is not None else "%10s" % "-"), flush=True)
             if run == 1:
                 _print_timeline(victim, timeline, fencing)
             if "all_active" not in seen:
                 break  # the host is not recovered: the next run would measure what is left of this one
-            if run < args.runs:
-                _restore(region, driver, victim, victims)
+            _restore(region, driver, victim, victims)
     finally:
         region.stop()
         workdir.cleanup()
         throwaway_db.drop(name)
     return runs
+
+
+def _another_run(run, ready, args) -> bool:
+    """Whether run ``run`` happens; with ``--every`` it first waits for its turn (one kill every so many s).
+
+    ``--minutes``: runs go on while fewer minutes than that have passed since the region was
+    ready (a soak), else ``--runs`` runs.
+    """
+    elapsed_s = time.monotonic() - ready
+    if args.minutes is not None and elapsed_s >= args.minutes * 60.0:
+        return False
+    if args.minutes is None and run > args.runs:
+        return False
+    if args.every:
+        time.sleep(max(0.0, (run - 1) * args.every - elapsed_s))
+    return True
 
 
 def _timers(text):
@@ -235,6 +262,11 @@ def _comparisons(args):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--every", type=float, default=0.0,
+                        help="Seconds from one kill to the next (0: each run as soon as the last one is restored).")
+    parser.add_argument("--minutes", type=float, default=None,
+                        help="A soak: runs go on until this many minutes have passed since the region was ready "
+                             "(instead of --runs), e.g. --minutes 75 --every 600.")
     parser.add_argument("--computes", type=int, nargs="+", default=[8, 500],
                         help="Region sizes, measured in this order; differences are against the first.")
     parser.add_argument("--servers", type=int, default=11, help="Servers on the computes other than the victim.")

@@ -62,7 +62,7 @@ class ColdMigration:
     def _cold_scheduled(self, migration):
         vm = self.region.vms[migration.server_id]
         target = self.region.hosts[migration.dest_host]
-        reason = self._target_rejection(vm, target)
+        reason = self._target_rejection(vm, target, migration)
         if reason:
             self._finish(migration, "error", reason)
             return

@@ -52,7 +52,10 @@ Schema (every key except ``name`` is optional; unknown keys are refused)::
         duration: 10m                 # faults that heal by themselves
         interface: bond0              # interface_down
         count: 1                      # migration_stuck, migration_fails (next N live migrations),
-                                      # engine_loses_flow (next N migrations' flows)
+                                      # engine_loses_flow (next N migrations' flows),
+                                      # evacuation_target_dies (next N evacuations' targets)
+        step: accepted                # evacuation_target_dies: before_accept | accepted |
+                                      #   rebuilding | done (when the target dies)
         # aggregate: agg-002          # aggregate_deleted: the aggregate Nova deletes
         cpu_factor: 2.5               # overload (also net_factor, ramp)
         ramp: 10m
@@ -188,6 +191,7 @@ SCHEMA = {
                     "duration": DURATION,
                     "interface": {"type": "string"},
                     "count": _POS_INT,
+                    "step": {"enum": list(faults.EVACUATION_STEPS)},
                     "cpu_factor": _NUM,
                     "net_factor": _NUM,
                     "ramp": DURATION,

@@ -12,6 +12,17 @@ only when its migration completes.
 Migration statuses: evacuation ``accepted`` -> ``pre-migrating`` -> ``done`` | ``error``
 | ``failed``; live migration ``accepted`` -> ``preparing`` -> ``running`` ->
 ``completed`` | ``error`` | ``failed``.
+
+A target whose nova-compute is dead (its host lost power, or the process stopped) while
+Nova still counts its service up writes nothing, as in Nova: the conductor's rebuild cast
+to it is lost (the evacuation stays ``accepted``, the server in task_state
+``rebuilding``), and a rebuild it was running stays ``pre-migrating``. Nova's evacuate API
+checks the vm_state only, so the server can be evacuated again; the conductor then
+carries the new evacuation on the server's oldest ``accepted`` evacuation record (Nova's
+``Migration.get_by_instance_and_status``), which takes the new target, and the new record
+stays ``accepted`` for ever (``superseded``). ``evacuation_watchers`` (callables of
+(step, migration), see ``keyvrm.simulator.faults``) are told of each step:
+``before_accept``, ``accepted``, ``rebuilding``, ``done``.
 """
 
 from __future__ import annotations
@@ -84,12 +95,13 @@ class Compute:
 
     # --- evacuate --------------------------------------------------------------------
     def evacuate(self, server_id: str, target_host: str) -> r.Migration:
-        """Accept an evacuation, refused unless the source compute service is down."""
+        """Accept an evacuation, refused unless the source compute service is down.
+
+        As Nova's API: the vm_state is checked, not the task_state (a task a dead host
+        left does not stop an evacuation).
+        """
         self.check_api()
         vm = self.find_server(server_id)
-        if vm.task_state is not None:
-            raise CloudError(409, f"Cannot 'evacuate' instance {vm.id} while it is in "
-                                  f"task_state {vm.task_state}", "task_state")
         if vm.status not in _EVACUABLE:
             raise CloudError(409, f"Cannot 'evacuate' instance {vm.id} while it is in "
                                   f"vm_state {vm.status.lower()}", "vm_state")
@@ -100,21 +112,38 @@ class Compute:
         target = self.find_host(target_host)
         if target is source:
             raise CloudError(400, "The target host can't be the same one.", "same_host")
+        self._tell("before_accept", vm.id, target.name)
         migration = self._new_migration(vm, EVACUATION, source, target)
         vm.task_state = "rebuilding"
+        self._tell("accepted", vm.id, target.name)
         self._later(self.region.options.scheduling_delay_s, self._evacuation_scheduled,
                     migration)
         return migration
 
+    def _carrier(self, migration):
+        """The record Nova's conductor carries this evacuation on: the server's oldest ``accepted`` one."""
+        accepted = [m for m in self.region.active_migrations.values()
+                    if m.server_id == migration.server_id and m.migration_type == EVACUATION
+                    and m.status == "accepted" and not m.superseded]
+        carrier = min(accepted, key=lambda m: m.id, default=migration)
+        if carrier is not migration:
+            carrier.dest_host = migration.dest_host
+            migration.superseded = True
+        return carrier
+
     def _evacuation_scheduled(self, migration):
+        migration = self._carrier(migration)
         vm = self.region.vms[migration.server_id]
         target = self.region.hosts[migration.dest_host]
         reason = self._target_rejection(vm, target) or self._stale_attachment(vm)
         if reason:
             self._finish(migration, "error", reason)
             return
+        if not target.compute_reporting:
+            return  # the rebuild cast reaches no nova-compute: lost, the record stays accepted
         self._claim(migration, target)
         self._set_status(migration, "pre-migrating")
+        self._tell("rebuilding", vm.id, target.name)
         if self._becomes_stuck(migration):
             return
         duration = self._jitter(self.region.options.evacuation_s)
@@ -124,11 +153,10 @@ class Compute:
         vm = self.region.vms[migration.server_id]
         target = self.region.hosts[migration.dest_host]
         if not target.compute_reporting:
+            # nova-compute died mid-rebuild: nothing is written, the record stays pre-migrating
             if vm.volume_backed:
                 att = f"att-{vm.id}-{migration.id}"
                 self.region.stale_attachments[att] = (vm.id, volume_id(vm), target.name)
-            self._finish(migration, "failed",
-                         f"Compute host {target.name} went away during the rebuild")
             return
         source = self.region.hosts[vm.host]
         source.vms.remove(vm)
@@ -145,6 +173,7 @@ class Compute:
             vm.status = r.SHUTOFF
         vm.running = vm.status == r.ACTIVE
         self._finish(migration, "done")
+        self._tell("done", vm.id, target.name)
 
     def _stale_attachment(self, vm):
         if not vm.volume_backed:
@@ -322,6 +351,21 @@ class Compute:
         target.used_vcpus += migration.vcpus
         target.used_ram_mb += migration.ram_mb
         migration.claimed = True
+
+    def _tell(self, step, server_id, target_name):
+        for watcher in list(self.region.evacuation_watchers):
+            watcher(step, server_id, target_name)
+
+    def can_progress(self, migration) -> bool:
+        """Whether an unfinished migration may still end.
+
+        A superseded record never does, nor one whose target's nova-compute (or, live,
+        either end's) is dead.
+        """
+        if migration.superseded or not self.region.hosts[migration.dest_host].compute_reporting:
+            return False
+        return migration.migration_type != LIVE_MIGRATION or \
+            self.region.hosts[migration.source_host].compute_reporting
 
     def _becomes_stuck(self, migration) -> bool:
         migration.stuck = self._takes_rule(self.region.stuck_rules, migration)

@@ -276,7 +276,7 @@ class Migration:
 
     __slots__ = ("id", "server_id", "migration_type", "status", "source_host", "dest_host",
                  "created_at", "updated_at", "error", "vcpus", "ram_mb", "claimed",
-                 "will_fail", "stuck", "block")
+                 "will_fail", "stuck", "block", "superseded")
 
     def __init__(self, id, server_id, migration_type, source_host, dest_host, now, flavor):
         self.id = id
@@ -294,6 +294,7 @@ class Migration:
         self.will_fail = False
         self.stuck = False
         self.block = None
+        self.superseded = False  # Nova carries its evacuation on an older record: it stays accepted
 
 
 def synchronized(method):
@@ -330,6 +331,7 @@ class Region:
         self.stuck_rules = []  # [hosts or None, remaining count]
         self.failing_rules = []  # [hosts or None, remaining count]: live migrations that end failed
         self.lost_flow_rules = []  # [hosts or None, remaining count]: accepted migrations whose engine flow is lost
+        self.evacuation_watchers = []  # callables (step, server id, target host) told of each evacuation step
         self.ceph_unavailable_until = -math.inf
         self.blocklist = {}  # address -> expiry POSIX time or None
         self.inactive_bindings = set()  # (port_id, host)

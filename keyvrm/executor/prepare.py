@@ -32,13 +32,13 @@ def server(cloud, vm_id) -> Optional[m.VM]:
         return None
 
 
-def _vm_rejection(rec, vm, storage_mode, allow_rebuild_local_disk) -> Optional[str]:
+def _vm_rejection(rec, vm, storage_mode, allow_rebuild_local_disk, task_left=False) -> Optional[str]:
     action = rec["action"]
     if vm is None:
         return "VM %s no longer exists" % rec["vm_id"]
     if vm.host != rec["source_host"]:
         return "VM is on %s, not on the source %s any more" % (vm.host, rec["source_host"])
-    if vm.task_state is not None:
+    if vm.task_state is not None and not task_left:
         return "VM is busy (task_state %s)" % vm.task_state
     if vm.status not in ALLOWED_STATUSES[action]:
         return "VM status %s does not allow %s" % (vm.status, action)
@@ -76,13 +76,15 @@ def _capacity_rejection(cloud, vm, target_host) -> Optional[str]:
     return None
 
 
-def rejection(cloud, rec, vm, storage_mode=None, allow_rebuild_local_disk=False) -> Optional[str]:
+def rejection(cloud, rec, vm, storage_mode=None, allow_rebuild_local_disk=False, task_left=False) -> Optional[str]:
     """Why ``rec`` must be cancelled now (VM moved/busy/wrong state, services, capacity), or None.
 
     ``vm`` is the fresh read of the server (``server``); services and the target's
     Placement inventory are read here. ``storage_mode`` is the storage mode of the
-    aggregate of the recommendation's event. Driver errors propagate (they are not reasons).
+    aggregate of the recommendation's event. ``task_left``: the VM's task was left by
+    work on dead hosts (the runner checked its migrations), so it does not make the VM
+    busy. Driver errors propagate (they are not reasons).
     """
-    return (_vm_rejection(rec, vm, storage_mode, allow_rebuild_local_disk)
+    return (_vm_rejection(rec, vm, storage_mode, allow_rebuild_local_disk, task_left)
             or _service_rejection(cloud, rec)
             or _capacity_rejection(cloud, vm, rec["target_host"]))

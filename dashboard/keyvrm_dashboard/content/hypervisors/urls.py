@@ -1,4 +1,4 @@
-"""URLs of the Hypervisors panel (index; drain: a host's Drain form)."""
+"""URLs of the Hypervisors panel (index; a host's detail; drain: a host's Drain form)."""
 
 from django.urls import re_path
 
@@ -6,5 +6,6 @@ from keyvrm_dashboard.content.hypervisors import views
 
 urlpatterns = [
     re_path(r'^$', views.IndexView.as_view(), name='index'),
+    re_path(r'^(?P<host>[^/]+)/$', views.DetailView.as_view(), name='detail'),
     re_path(r'^(?P<host>[^/]+)/drain/$', views.DrainView.as_view(), name='drain'),
 ]

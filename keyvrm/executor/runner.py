@@ -382,10 +382,11 @@ class _Run:
         if reason:
             return self._cancel(attempt, reason, started)
         self.carriers = left or ()
-        self.journal.write("prepare", attempt, journal.prepared_message(vm, self.rec["target_host"], left),
+        status = vm.status if left is None else prepare.status_beneath(vm)  # a left task hides it
+        self.journal.write("prepare", attempt, journal.prepared_message(vm, status, self.rec["target_host"], left),
                            started_s=started)
         if attempt == 1:
-            self.was_active = vm.status == ACTIVE
+            self.was_active = status == ACTIVE
         started = self.clock.time()
         try:
             migration = self._ask_nova()

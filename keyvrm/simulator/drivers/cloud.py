@@ -53,6 +53,10 @@ def _placement_traits(host: r.Host) -> tuple:
     return tuple(traits)
 
 
+# Nova's vm_state of each status a simulated server rests in.
+_VM_STATES = {r.ACTIVE: "active", r.SHUTOFF: "stopped", r.ERROR: "error"}
+
+
 class SimCloudDriver(base.CloudDriver):
     """``CloudDriver`` backed by a ``keyvrm.simulator.region.Region``."""
 
@@ -151,11 +155,13 @@ class SimCloudDriver(base.CloudDriver):
         return self._server(vm)
 
     def _server(self, v):
+        # Nova's API status of a server being rebuilt (an evacuation) is REBUILD, whatever its vm_state
+        status = "REBUILD" if v.task_state == "rebuilding" else v.status
         return m.VM(id=v.id, name=v.name, host=v.host, project_id=v.project_id,
-                    flavor=self._flavor(v.flavor), status=v.status, task_state=v.task_state,
+                    flavor=self._flavor(v.flavor), status=status, task_state=v.task_state,
                     image_id=v.image_id, server_group_id=v.server_group_id,
                     metadata=dict(v.metadata) if v.metadata else {},
-                    volume_backed=v.volume_backed)
+                    volume_backed=v.volume_backed, vm_state=_VM_STATES.get(v.status, v.status.lower()))
 
     @r.synchronized
     def list_server_groups(self):

@@ -41,7 +41,9 @@ def test_a_vm_an_evacuation_to_a_dead_target_left_rebuilding_is_evacuated_on_the
     assert (region.migrations[stuck].status, region.migrations[stuck].dest_host) == ("done", h.OTHER)
     assert region.migrations[new].status == "accepted" and region.migrations[new].superseded
     messages = [op["message"] for op in db_api.list_operations(sqlite_db, rec_id)]
-    assert "task_state rebuilding left by work on dead hosts (migrations %d stay accepted)" % stuck in messages[1]
+    assert messages[1].startswith("VM ACTIVE on %s" % h.SOURCE)  # the vm_state beneath the task: started after
+    assert ("task_state rebuilding (Nova shows REBUILD) left by work on dead hosts (migrations %d stay accepted)"
+            % stuck) in messages[1]
     assert messages[3] == ("evacuate to %s carried by Nova on the VM's older evacuation record, accepted as "
                            "migration %d" % (h.OTHER, stuck))
 

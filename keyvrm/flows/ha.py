@@ -169,29 +169,27 @@ def _create(res, event_id, plan, found_status=states.EventStatus.GENERATED):
 class PlanFirstRound(steps.FlowTask):
     """Round 1: a recommendation per VM of the fenced hosts that has a target (SPEC 5.4).
 
-    Work other runs hold on a fenced host cannot progress: it is ended first
-    (``dead_work.settle``), and the plan is then made from a fresh snapshot (a VM an
-    evacuation to the host brought there before it died is on it now).
+    Work other runs hold on a fenced host cannot progress: it is ended first, and the
+    evacuations other runs have in flight in the aggregate are let end (their targets are
+    busy until then: ``dead_work.settle``); the plan is then made from a fresh snapshot (a
+    VM an evacuation to the host brought there before it died is on it now).
     """
 
     def __init__(self, resources):
         super().__init__(resources, "ha_plan_round1", provides="round1_ids")
 
-    def execute(self, ha_event_id, aggregate, snapshot_id, fenced, busy_hosts=(), busy_vms=()):
+    def execute(self, ha_event_id, aggregate, snapshot_id, fenced):
         if not fenced:
             return []
         res = self.resources
         app_config, agg_config = context.configs(res.db, aggregate)
         for host in fenced:
             db_api.set_hypervisor_state(res.db, host, states.HypervisorState.EVACUATING, event_id=ha_event_id)
-        settled = dead_work.settle(res.db, res.clock, fenced, ha_event_id, res.conf.executor)
-        if settled.found_any:
-            # the work other runs held on a dead host ended after the cycle's snapshot: plan from now
-            snapshot = harvest.take_snapshot(res, app_config)
-            busy = context.busy_now(res.db, (), (), ha_event_id)
-        else:
-            snapshot = context.load_slice(res.db, snapshot_id, aggregate)
-            busy = context.busy_now(res.db, busy_hosts, busy_vms, ha_event_id)
+        settled = dead_work.settle(res.db, res.clock, fenced, ha_event_id, aggregate, res.conf.executor)
+        # the work other runs held on a dead host ended after the cycle's snapshot: then plan from now
+        snapshot = harvest.take_snapshot(res, app_config) if settled.found_any else \
+            context.load_slice(res.db, snapshot_id, aggregate)
+        busy = context.busy_for_evacuation(res.db, ha_event_id)
         plan = ha_planning.plan_evacuation(snapshot, app_config, agg_config, busy, fenced,
                                            allow_rebuild=res.conf.executor.allow_rebuild_local_disk,
                                            max_rejected_hosts=res.conf.max_rejected_hosts,
@@ -242,7 +240,7 @@ class PlanSecondRound(steps.FlowTask):
     def __init__(self, resources):
         super().__init__(resources, "ha_plan_round2", provides="round2_ids")
 
-    def execute(self, ha_event_id, aggregate, fenced, round1_statuses, busy_hosts=(), busy_vms=()):
+    def execute(self, ha_event_id, aggregate, fenced, round1_statuses):
         ended_badly = (states.RecommendationStatus.FAILED, states.RecommendationStatus.CANCELLED)
         unfinished = [rec_id for rec_id, status in round1_statuses.items() if status in ended_badly]
         if not unfinished:
@@ -257,7 +255,7 @@ class PlanSecondRound(steps.FlowTask):
             return []
         app_config, agg_config = context.configs(res.db, aggregate)
         fresh = harvest.take_snapshot(res, app_config)
-        busy = context.busy_now(res.db, busy_hosts, busy_vms, ha_event_id)
+        busy = context.busy_for_evacuation(res.db, ha_event_id)
         plan = ha_planning.replan_evacuation(fresh, app_config, agg_config, busy, fenced, failed,
                                              allow_rebuild=res.conf.executor.allow_rebuild_local_disk,
                                              max_rejected_hosts=res.conf.max_rejected_hosts,

@@ -2,6 +2,7 @@
 
 from keyvrm.db import api as db_api
 from keyvrm.executor.settings import ExecutorSettings
+from keyvrm.flows import context
 from keyvrm.flows import dead_work
 from keyvrm.flows import ha
 from keyvrm.model import states
@@ -31,7 +32,7 @@ def test_work_not_started_on_the_dead_host_is_cancelled_and_round_2_counts_a_los
     manual_off = _rec(sqlite_db, lb, "vm-2", DEAD, "cmp-2", status=states.RecommendationStatus.MANUAL_ACTION)
     elsewhere = _rec(sqlite_db, lb, "vm-3", "cmp-1", "cmp-2")
     mine = _rec(sqlite_db, own, "vm-4", DEAD, "cmp-2", action="evacuate")
-    settled = dead_work.settle(sqlite_db, h.StepClock(), [DEAD], own, SETTINGS)
+    settled = dead_work.settle(sqlite_db, h.StepClock(), [DEAD], own, "agg-a", SETTINGS)
     assert sorted(settled.cancelled) == sorted([to_dead, manual_off]) and settled.found_any
     lost = db_api.get_recommendation(sqlite_db, to_dead)
     assert lost["reason"] == "target %s failed: HA event %s fenced it" % (DEAD, own) and ha._target_lost(lost)
@@ -60,7 +61,7 @@ def test_running_work_on_the_dead_host_is_waited_for_until_it_ends(sqlite_db):
     own, lb, _ = _events(sqlite_db)
     running = _rec(sqlite_db, lb, "vm-1", "cmp-1", DEAD, status=states.RecommendationStatus.RUNNING)
     clock = _EndsAfter(sqlite_db, running, polls=2)
-    settled = dead_work.settle(sqlite_db, clock, [DEAD], own, SETTINGS)
+    settled = dead_work.settle(sqlite_db, clock, [DEAD], own, "agg-a", SETTINGS)
     assert settled == dead_work.Settled(ended=(running,))
     assert clock.time() - 1000.0 == 2 * SETTINGS.poll_interval_s
 
@@ -69,14 +70,34 @@ def test_running_work_that_does_not_end_is_waited_for_one_tier_wait_retry_delay_
     own, lb, _ = _events(sqlite_db)
     running = _rec(sqlite_db, lb, "vm-1", DEAD, "cmp-2", status=states.RecommendationStatus.RUNNING)
     clock = h.StepClock()
-    settled = dead_work.settle(sqlite_db, clock, [DEAD], own, SETTINGS)
+    settled = dead_work.settle(sqlite_db, clock, [DEAD], own, "agg-a", SETTINGS)
     assert settled == dead_work.Settled(running=(running,))
     assert clock.time() - 1000.0 == dead_work.wait_bound_s(SETTINGS) == 74.0
 
 
-def test_nothing_on_the_host_means_no_wait(sqlite_db):
+def test_another_runs_evacuation_in_the_aggregate_is_waited_for_its_target_may_be_the_last_one(sqlite_db):
+    own, _, other_ha = _events(sqlite_db)
+    elsewhere = db_api.create_event(sqlite_db, "agg-b", "HA", "HA")
+    evacuating = _rec(sqlite_db, other_ha, "vm-1", "cmp-1", "cmp-2", status=states.RecommendationStatus.RUNNING,
+                      action="evacuate")
+    _rec(sqlite_db, elsewhere, "vm-2", "cmp-5", "cmp-6", status=states.RecommendationStatus.RUNNING, action="evacuate")
+    clock = _EndsAfter(sqlite_db, evacuating, polls=1)
+    assert dead_work.settle(sqlite_db, clock, [DEAD], own, "agg-a", SETTINGS) == dead_work.Settled(ended=(evacuating,))
+
+
+def test_nothing_on_the_host_nor_evacuations_in_the_aggregate_means_no_wait(sqlite_db):
     own, lb, _ = _events(sqlite_db)
     _rec(sqlite_db, lb, "vm-1", "cmp-1", "cmp-2", status=states.RecommendationStatus.RUNNING)
     clock = h.StepClock()
-    assert not dead_work.settle(sqlite_db, clock, [DEAD], own, SETTINGS).found_any
+    assert not dead_work.settle(sqlite_db, clock, [DEAD], own, "agg-a", SETTINGS).found_any
     assert clock.time() == 1000.0
+
+
+def test_a_host_receiving_another_runs_evacuations_may_receive_this_runs_but_not_one_in_other_work(sqlite_db):
+    own, lb, other_ha = _events(sqlite_db)
+    _rec(sqlite_db, other_ha, "vm-1", "cmp-1", "last-live", status=states.RecommendationStatus.RUNNING,
+         action="evacuate")
+    _rec(sqlite_db, lb, "vm-2", "cmp-3", "lb-target")
+    _rec(sqlite_db, own, "vm-3", DEAD, "mine", action="evacuate")
+    busy = context.busy_for_evacuation(sqlite_db, own)
+    assert busy.hosts == frozenset({"cmp-1", "cmp-3", "lb-target"}) and busy.vms == frozenset({"vm-1", "vm-2"})

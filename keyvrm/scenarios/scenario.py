@@ -62,6 +62,7 @@ Schema (every key except ``name`` is optional; unknown keys are refused)::
     expectations:                     # checked against the final state of the run
       hosts_by_state: {off: 1}        # region host states: off, partitioned,
       vms_by_host_state: {off: 8}     #   compute_down, disabled, up
+      vms_by_status: {ACTIVE: 8}      # VMs by Nova's status
       migrations_by_status: {}
       services_down: 1
       faults_fired: 2
@@ -131,6 +132,16 @@ _REGION_PROPS.update({"name": {"type": "string"}, "evacuate_to_shutoff": {"type"
                       "migration_failure_rate": _FRACTION,
                       "instance_storage": {"enum": list(r.INSTANCE_STORAGES)}})
 
+# What the bare region must show at the end (``expectations``, and ``expect.region`` with KeyVRM acting).
+REGION_EXPECTATIONS = {
+    "type": "object", "additionalProperties": False,
+    "properties": {"hosts_by_state": _HOST_COUNTS,
+                   "vms_by_host_state": _HOST_COUNTS,
+                   "vms_by_status": {"type": "object", "additionalProperties": _NONNEG_INT},
+                   "migrations_by_status": _MIGRATION_COUNTS,
+                   "services_down": _NONNEG_INT,
+                   "faults_fired": _NONNEG_INT}}
+
 SCHEMA = {
     "type": "object",
     "required": ["name"],
@@ -196,17 +207,11 @@ SCHEMA = {
                     "net_factor": _NUM,
                     "ramp": DURATION,
                 }}},
-        "expectations": {
-            "type": "object", "additionalProperties": False,
-            "properties": {"hosts_by_state": _HOST_COUNTS,
-                           "vms_by_host_state": _HOST_COUNTS,
-                           "migrations_by_status": _MIGRATION_COUNTS,
-                           "services_down": _NONNEG_INT,
-                           "faults_fired": _NONNEG_INT}},
+        "expectations": REGION_EXPECTATIONS,
         "config": _CONFIG,
         "operator": _OPERATOR,
         "run": _RUN,
-        "expect": scenario_expect.schema(DURATION),
+        "expect": scenario_expect.schema(DURATION, REGION_EXPECTATIONS),
     },
 }
 

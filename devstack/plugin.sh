@@ -133,6 +133,8 @@ function configure_keyvrm_dashboard {
     for enabled in $(_keyvrm_dashboard_enabled_files); do
         ln -sf "$enabled" "$local_enabled/$(basename "$enabled")"
     done
+    # the message catalogs (Russian) are compiled here, as Horizon's own are by devstack
+    "$PYTHON" -m babel.messages.frontend compile -D django -d "$KEYVRM_DASHBOARD_DIR/keyvrm_dashboard/locale"
 }
 
 # init_keyvrm: a fresh database with the current schema

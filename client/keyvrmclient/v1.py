@@ -22,7 +22,7 @@ API_VERSION = "1"
 VERSION_HEADER = "OpenStack-API-Version"
 # The microversions whose responses this client reads, oldest first (the server's
 # keyvrm/api/rest_api_version_history.rst says what each changed).
-KNOWN_VERSIONS = ("1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7", "1.8", "1.9", "1.10", "1.12")
+KNOWN_VERSIONS = ("1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7", "1.8", "1.9", "1.10", "1.11", "1.12")
 REASON_LIST = "1.1"  # events' and cycle outcomes' reasons as entries (reasons, more_reasons), not text
 WHAT_IF = "1.3"  # POST /v1/aggregates/{name}/what-if
 FAILOVER = "1.4"  # GET /v1/aggregates/{name}/failover
@@ -33,6 +33,7 @@ DRAIN = "1.8"  # POST /v1/hypervisors/{name}/drain, a restore's failback, aggreg
 LATEST_OPERATION = "1.9"  # recommendations carry latest_operation, their newest journal line
 # GET /v1/vms; events' since; hypervisors' availability_zone and sort_dir; aggregates' sort_dir and host_count
 PORTAL_LISTS = "1.10"
+ALLOW_COLD = "1.11"  # a drain's allow_cold: cold-migrate what a live migration cannot move
 # hypervisors' fencing steps with method, outcome and RFC 3339 times; their service with seen_at
 FENCING_RECORD = "1.12"
 # The aggregate config fields a server accepts only from a microversion on.
@@ -246,13 +247,18 @@ class Client:
     def get_hypervisor(self, name):
         return self._request("GET", "/hypervisors/%s" % urllib.parse.quote(name, safe=""))["hypervisor"]
 
-    def drain_hypervisor(self, name, reason):
-        """Ask the engine to drain an ok host (API 1.8): its service disabled with ``reason``, its VMs moved."""
-        if version_tuple(self.api_version) < version_tuple(DRAIN):
-            raise ClientError(406, "microversion_not_acceptable", "drain needs microversion %s; this client"
-                              " speaks %s to this server" % (DRAIN, self.api_version))
+    def drain_hypervisor(self, name, reason, allow_cold=False):
+        """Ask the engine to drain an ok host (API 1.8): its service disabled with ``reason``, its VMs moved.
+
+        ``allow_cold`` (API 1.11): also cold-migrate the VMs a live migration cannot move.
+        """
+        needed = ("allow_cold", ALLOW_COLD) if allow_cold else ("drain", DRAIN)
+        if version_tuple(self.api_version) < version_tuple(needed[1]):
+            raise ClientError(406, "microversion_not_acceptable", "%s needs microversion %s; this client"
+                              " speaks %s to this server" % (needed + (self.api_version,)))
+        body = {"reason": reason, "allow_cold": True} if allow_cold else {"reason": reason}
         return self._request("POST", "/hypervisors/%s/drain" % urllib.parse.quote(name, safe=""),
-                             json={"reason": reason})["hypervisor"]
+                             json=body)["hypervisor"]
 
     def restore_hypervisor(self, name, failback=False):
         """Return a held host to service; ``failback`` (API 1.8): then bring back the VMs KeyVRM moved off it."""

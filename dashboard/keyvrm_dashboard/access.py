@@ -1,28 +1,45 @@
-"""Who may change things through the panels: the role KeyVRM's API asks for changes (``admin``).
+"""Who may change things through the panels: KeyVRM's policy rules, checked by Horizon's policy engine.
 
-Horizon's admin roles (OPENSTACK_KEYSTONE_ADMIN_ROLES) decide who sees the Admin dashboard;
-a reader let in there sees KeyVRM's tables without edit buttons, and the API refuses anyway.
+The rules are the API's (keyvrm/policies); Horizon loads their defaults from the copy this
+package ships (``conf/default_policies/keyvrm.yaml``, registered by ``apps.py``) and an
+operator's overrides from ``keyvrm_policy.yaml`` in Horizon's POLICY_FILES_PATH. Tables'
+actions name the rule of their API call in ``policy_rules``; views and templates ask
+``allowed``. Horizon's Admin dashboard decides who sees the panels; the API refuses anyway.
 """
 
-from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 from horizon import exceptions
+from openstack_dashboard import policy
 
-DEFAULT_CHANGE_ROLE = 'admin'
+# Horizon's policy scope of KeyVRM's rules: the service type of its catalog entry.
+SERVICE = 'vm-resource-manager'
+
+AGGREGATE_UPDATE = 'keyvrm:aggregate:update'
+CONFIG_UPDATE = 'keyvrm:config:update'
+HYPERVISOR_DRAIN = 'keyvrm:hypervisor:drain'
+HYPERVISOR_RESTORE = 'keyvrm:hypervisor:restore'
+RECOMMENDATION_RUN = 'keyvrm:recommendation:run'
+RECOMMENDATION_CANCEL = 'keyvrm:recommendation:cancel'
+VM_UNLOCK = 'keyvrm:vm:unlock'
 
 
-def may_change(request):
-    """Whether the user holds the role that KeyVRM's API requires for changes (setting KEYVRM_CHANGE_ROLE)."""
-    wanted = getattr(settings, 'KEYVRM_CHANGE_ROLE', DEFAULT_CHANGE_ROLE).lower()
-    return any(role['name'].lower() == wanted for role in request.user.roles)
+def rules(name):
+    """Horizon's ``policy_rules`` of one KeyVRM rule: ``((SERVICE, name),)``."""
+    return ((SERVICE, name),)
 
 
-class ChangersOnly(object):
-    """View mixin: a user without the change role gets Horizon's NotAuthorized, not the form."""
+def allowed(request, name):
+    """Whether KeyVRM's rule ``name`` lets the user make that API call (Horizon's configured policy check)."""
+    return policy.check(rules(name), request)
 
-    refused_message = _("Only administrators change things in KeyVRM.")
+
+class PolicyRequired(object):
+    """View mixin: a user whom the view's ``policy_rules`` refuse gets Horizon's NotAuthorized, not the form."""
+
+    policy_rules = ()
+    refused_message = _("KeyVRM's policy does not let you make this change.")
 
     def dispatch(self, request, *args, **kwargs):
-        if not may_change(request):
+        if not policy.check(self.policy_rules, request):
             raise exceptions.NotAuthorized(self.refused_message)
         return super().dispatch(request, *args, **kwargs)

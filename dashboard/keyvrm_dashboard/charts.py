@@ -14,18 +14,20 @@ import math
 
 from django.utils.html import format_html
 from django.utils.html import format_html_join
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
-SERIES = (('cpu', 'CPU', '#1f77b4'), ('ram', 'RAM', '#2ca02c'), ('net', 'net', '#9467bd'),
+SERIES = (('cpu', 'CPU', '#1f77b4'), ('ram', 'RAM', '#2ca02c'), ('net', _("net"), '#9467bd'),
           ('syn_score', 'syn_score', '#ff7f0e'))
-HUGEPAGES = ('hugepages', 'hugepages', '#e377c2')  # drawn only when the API reports it (hosts with pools)
+HUGEPAGES = ('hugepages', _("hugepages"), '#e377c2')  # drawn only when the API reports it (hosts with pools)
 BAR_W = 7
 LEFT, TOP, PLOT_H, BOTTOM = 44, 22, 200, 70  # plot coordinates; the legend sits above, the plot shifted below it
-LIMITS = (('lb_overload_threshold', 'threshold', '#d62728', '6 3'),
-          ('lb_target_max_load', 'target max', '#8c564b', '2 2'))
-CEILINGS = (('cpu', 'CPU ceiling', '#1f77b4'), ('ram', 'RAM ceiling', '#2ca02c'), ('net', 'net ceiling', '#9467bd'),
-            ('hugepages', 'hugepages ceiling', '#e377c2'))
+LIMITS = (('lb_overload_threshold', _("threshold"), '#d62728', '6 3'),
+          ('lb_target_max_load', _("target max"), '#8c564b', '2 2'))
+CEILINGS = (('cpu', _("CPU ceiling"), '#1f77b4'), ('ram', _("RAM ceiling"), '#2ca02c'),
+            ('net', _("net ceiling"), '#9467bd'), ('hugepages', _("hugepages ceiling"), '#e377c2'))
 CEILING_DASH = '1 3'
-OVERLOADED = ('overloaded host', '#d62728')
+OVERLOADED = (_("overloaded host"), '#d62728')
 LABEL_GAP = 11  # px between the baselines of two limit labels (font-size 10)
 RIGHT = 120  # px right of the plot for the limit labels
 LEGEND_ROW_H, LEGEND_CHAR_W, LEGEND_GAP = 16, 6.5, 14
@@ -112,9 +114,9 @@ def ranked(hosts):
 
 def _limits(load, metrics):
     """(value, label, colour, dash) of the threshold, target max and the set ceilings of drawn metrics."""
-    found = [(load[key], label, color, dash) for key, label, color, dash in LIMITS]
+    found = [(load[key], str(label), color, dash) for key, label, color, dash in LIMITS]
     ceilings = load.get('lb_ceilings') or {}
-    found += [(ceilings[key], label, color, CEILING_DASH) for key, label, color in CEILINGS
+    found += [(ceilings[key], str(label), color, CEILING_DASH) for key, label, color in CEILINGS
               if key in metrics and ceilings.get(key) is not None]
     return found
 
@@ -122,7 +124,7 @@ def _limits(load, metrics):
 def _lines(found, top_pct):
     """The limit lines, top to bottom, labels staggered."""
     found = sorted(found, key=lambda item: (y_of(item[0], top_pct), item[1]))
-    label_ys = staggered([y_of(value, top_pct) + 3 for value, _, _, _ in found], lowest=y_of(0, top_pct) + 3)
+    label_ys = staggered([y_of(item[0], top_pct) + 3 for item in found], lowest=y_of(0, top_pct) + 3)
     return tuple(Line(label, value, y_of(value, top_pct), color, dash, label_y)
                  for (value, label, color, dash), label_y in zip(found, label_ys))
 
@@ -130,9 +132,9 @@ def _lines(found, top_pct):
 def _legend(series, lines, width):
     """Swatches of the bars (first row), then of the lines and the overloaded mark, wrapped to ``width``."""
     items, x, y = [], LEFT, 4
-    entries = [('bar', label, color, '') for _, label, color in series]
+    entries = [('bar', str(label), color, '') for _metric, label, color in series]
     entries += [('line', '%s %g%%' % (ln.label, ln.value), ln.color, ln.dash) for ln in lines]
-    entries += [('mark',) + OVERLOADED + ('',)]
+    entries += [('mark', str(OVERLOADED[0]), OVERLOADED[1], '')]
     for i, (kind, label, color, dash) in enumerate(entries):
         swatch = 22 if kind == 'line' else 14
         item_w = swatch + len(label) * LEGEND_CHAR_W + LEGEND_GAP
@@ -148,9 +150,9 @@ def layout(load):
     """Where every bar, limit line and legend entry of ``load`` (the API's aggregate_load) goes."""
     hosts = ranked(load['hosts'])
     series = SERIES + ((HUGEPAGES,) if has_hugepages(hosts) else ())
-    limits = _limits(load, {metric for metric, _, _ in series})
-    top_pct, step = scale_of([host.get(metric) for host in hosts for metric, _, _ in series]
-                             + [value for value, _, _, _ in limits])
+    limits = _limits(load, {item[0] for item in series})
+    top_pct, step = scale_of([host.get(item[0]) for host in hosts for item in series]
+                             + [item[0] for item in limits])
     group_w = BAR_W * len(series) + 8
     groups, bars = [], []
     for i, host in enumerate(hosts):
@@ -172,10 +174,10 @@ def layout(load):
 def _cell(host, metric):
     """One number of the table: rounded to 0.1 %, flagged above 100 %, 'no pools' for hugepages without pools."""
     if metric not in host:
-        return {'metric': metric, 'text': 'no pools', 'above_100': False, 'title': ''}
+        return {'metric': metric, 'text': gettext("no pools"), 'above_100': False, 'title': ''}
     value = host[metric]
     if value is None:
-        return {'metric': metric, 'text': '-', 'above_100': False, 'title': 'missing'}
+        return {'metric': metric, 'text': '-', 'above_100': False, 'title': gettext("missing")}
     return {'metric': metric, 'text': '%.1f' % value, 'above_100': value > 100.0, 'title': '%g %%' % value}
 
 
@@ -192,7 +194,7 @@ def _num(value):
 
 
 def _pct_text(value):
-    return 'missing' if value is None else '%g %%' % value
+    return gettext("missing") if value is None else '%g %%' % value
 
 
 def _legend_svg(item):
@@ -228,7 +230,8 @@ def render(chart, aggregate):
                               'transform="rotate(45 {} {})" fill="{}">{}<title>{}: {}</title></text>',
                               (('keyvrm-host-overloaded' if hot else 'keyvrm-host', x, TOP + PLOT_H + 12, x,
                                 TOP + PLOT_H + 12, '#d62728' if hot else '#333', host['host'], host['host'],
-                                'overloaded' if hot else 'not overloaded') for host, x, hot in chart.hosts))
+                                gettext("overloaded") if hot else gettext("not overloaded"))
+                               for host, x, hot in chart.hosts))
     group_mid = BAR_W * len(chart.series) / 2
     marks = format_html_join('', '<text class="keyvrm-overload-mark" x="{}" y="{}" font-size="12" '
                              'fill="#d62728" text-anchor="middle">&#9650;<title>{}: {}</title></text>',
@@ -240,13 +243,15 @@ def render(chart, aggregate):
                              ((LEFT, plot_right, _num(ln.y), _num(ln.y), ln.color, ln.dash, plot_right + 4,
                                _num(ln.label_y), ln.color, ln.label, '%g' % ln.value) for ln in chart.lines))
     legend = format_html_join('', '{}', ((_legend_svg(item),) for item in chart.legend))
-    measures = ', '.join(label for _, label, _ in chart.series)
+    measures = ', '.join(str(item[1]) for item in chart.series)
+    title = gettext("Load of %(aggregate)s per host") % {'aggregate': aggregate}
+    desc = gettext("%(measures)s of each host in %%, the most loaded first, on a scale to %(top)s %%, with the overload"
+                   " threshold, the target max and the resource ceilings as lines; overloaded hosts marked.") % {
+        'measures': measures, 'top': '%g' % chart.top_pct}
     return format_html(
         '<svg id="keyvrm-load-chart" xmlns="http://www.w3.org/2000/svg" role="img" width="{}" height="{}" '
         'viewBox="0 0 {} {}" aria-labelledby="keyvrm-load-chart-title keyvrm-load-chart-desc">'
-        '<title id="keyvrm-load-chart-title">Load of {} per host</title>'
-        '<desc id="keyvrm-load-chart-desc">{} of each host in %, the most loaded first, on a scale to {} %, with the'
-        ' overload threshold, the target max and the resource ceilings as lines; overloaded hosts marked.</desc>'
+        '<title id="keyvrm-load-chart-title">{}</title><desc id="keyvrm-load-chart-desc">{}</desc>'
         '<g class="keyvrm-legend">{}</g><g class="keyvrm-plot" transform="translate(0 {})">{}{}{}{}{}</g></svg>',
-        chart.width, chart.height, chart.width, chart.height, aggregate, measures, '%g' % chart.top_pct, legend,
+        chart.width, chart.height, chart.width, chart.height, title, desc, legend,
         chart.plot_y, grid, lines, bars, labels, marks)

@@ -1,6 +1,10 @@
 """An aggregate's latest outcome: why KeyVRM did or did not act on it, from its own records only."""
 
+from django.utils.translation import gettext as _
+
 from keyvrm_dashboard.api import keyvrm
+from keyvrm_dashboard import labels
+from keyvrm_dashboard import reason_groups
 from keyvrm_dashboard import states
 
 # A fast-path cycle judges only the aggregates of a failed host; the periodic one judges all.
@@ -40,12 +44,13 @@ def outcome_text(cycle, outcomes, aggregate):
     and its reason, no marker); else its last event's reason.
     """
     if outcomes:
-        return '; '.join('%s: %s' % (o['kind'], o['reason']) for o in outcomes)
+        return '; '.join('%s: %s' % (labels.label(labels.OUTCOME_KINDS, o['kind']), reason_groups.summary_line(o))
+                         for o in outcomes)
     if cycle and cycle.get('status') == 'skipped' and cycle.get('reason'):
         return cycle['reason']
     if not aggregate.get('marker'):
-        return 'aggregate %s has no HA/LB marker: KeyVRM only watches it' % aggregate['name']
+        return _("aggregate %s has no HA/LB marker: KeyVRM only watches it") % aggregate['name']
     if aggregate.get('no_op_mode'):
-        return 'aggregate in NOOP: %s' % (aggregate.get('no_op_reason') or 'no reason given')
+        return _("aggregate in NOOP: %s") % (aggregate.get('no_op_reason') or _("no reason given"))
     last_event = aggregate.get('last_event')
-    return (last_event or {}).get('reason') or ''
+    return reason_groups.summary_line(last_event) if last_event else ''

@@ -94,11 +94,16 @@ def since_value(text):
     return moment.astimezone(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')
 
 
-def one_of(label, choices):
-    """A converter of typed text to the one of ``choices`` it names, whatever its case (``ha`` -> ``HA``)."""
+def one_of(label, choices, labels=None):
+    """A converter of typed text to the one of ``choices`` it names, whatever its case (``ha`` -> ``HA``).
+
+    With ``labels`` ({choice: label}) a choice's label in the user's language names it too
+    (``завершено`` -> ``completed``).
+    """
     def value(text):
+        typed = text.strip().lower()
         for choice in choices:
-            if choice.lower() == text.strip().lower():
+            if typed in (choice.lower(), str((labels or {}).get(choice, choice)).lower()):
                 return choice
         raise FilterValueError(_("%(label)s: expected one of %(choices)s.")
                                % {'label': label, 'choices': ', '.join(choices)})

@@ -23,3 +23,9 @@ CYCLE_FINISHED = ('completed', 'skipped')
 VM_STATES = ('creating', 'deleting', 'migrating', 'restoring', 'resuming', 'starting', 'stopping', 'suspending',
              'creation_failed', 'deletion_failed', 'migration_failed', 'restore_failed', 'resume_failed',
              'start_failed', 'stop_failed', 'suspend_failed')
+# The Nova scheduler filters KeyVRM emulates: the choices of the global config's nova_filters (API 1.0).
+NOVA_FILTERS = ('AggregateImagePropertiesIsolation', 'AggregateInstanceExtraSpecsFilter',
+                'AggregateMultiTenancyIsolation', 'AggregateNumInstancesFilter', 'AggregateTypeAffinityFilter',
+                'ComputeCapabilitiesFilter', 'ComputeFilter', 'DifferentHostFilter', 'ImagePropertiesFilter',
+                'IsolatedHostsFilter', 'NUMATopologyFilter', 'NumInstancesFilter', 'SameHostFilter',
+                'ServerGroupAffinityFilter', 'ServerGroupAntiAffinityFilter')

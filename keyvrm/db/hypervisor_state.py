@@ -13,6 +13,10 @@ from keyvrm import exception
 from keyvrm.model import states
 
 
+# what a drain's reason says after who requested it when the drain may cold-migrate
+COLD_ALLOWED = " (cold migration allowed)"
+
+
 def set_hypervisor_state(db, host, state, reason=None, fencing=None, event_id=None):
     """Record KeyVRM's view of ``host``; ``fenced`` needs the fencing record that proves it."""
     common.check_choice("state", state, states.HypervisorState)
@@ -131,26 +135,28 @@ def request_hypervisor_restore(db, host, requested_by, request_id=None, failback
     return hypervisors.get_hypervisor(db, host)
 
 
-def request_hypervisor_drain(db, host, reason, requested_by, request_id=None):
+def request_hypervisor_drain(db, host, reason, requested_by, request_id=None, allow_cold=False):
     """Mark an ``ok`` host ``draining`` for the engine to empty by live migrations; audited.
 
     As a restore request: the row is read under a row lock and changed with its audit row
     in one transaction, so of concurrent requests exactly one succeeds; a host in any
     other state gets ``Conflict`` naming the state; ``NotFound`` if neither the newest
     snapshot with hosts nor KeyVRM knows it. The operator's ``reason`` becomes the
-    disabled reason of its compute service ("KeyVRM drain: ...").
+    disabled reason of its compute service ("KeyVRM drain: ..."). ``allow_cold`` lets the
+    drain cold-migrate what a live migration cannot move (``keyvrm.planning.drain``): it
+    is kept on the row, said in its reason and audited.
     """
     if not (reason or "").strip():
         raise exception.InvalidField("reason", "a drain needs a reason (e.g. the maintenance ticket)")
     try:
-        _drain(db, host, reason, requested_by, request_id)
+        _drain(db, host, reason, requested_by, request_id, bool(allow_cold))
     except db_exc.DBDuplicateEntry:  # a concurrent drain wrote the host's first state row first
         raise exception.Conflict(f"hypervisor {host} is being drained by a concurrent request",
                                  code="hypervisor_not_drainable") from None
     return hypervisors.get_hypervisor(db, host)
 
 
-def _drain(db, host, reason, requested_by, request_id):
+def _drain(db, host, reason, requested_by, request_id, allow_cold):
     with db.writer() as session:
         row = _locked_state_row(session, host)
         if row is None:
@@ -163,16 +169,22 @@ def _drain(db, host, reason, requested_by, request_id):
                                        old_value=states.HypervisorState.OK.value,
                                        new_value=states.HypervisorState.DRAINING.value,
                                        changed_by=requested_by, request_id=request_id))
+        if allow_cold:
+            session.add(models.ConfigAudit(scope="hypervisor", target=host, field="drain_allow_cold",
+                                           old_value=False, new_value=True, changed_by=requested_by,
+                                           request_id=request_id))
         row.state, row.state_since, row.event_id = states.HypervisorState.DRAINING, db.now(), None
-        row.reason = f"drain requested by {requested_by}: {reason.strip()}"
+        row.drain_allow_cold = allow_cold
+        row.reason = "drain requested by %s%s: %s" % (requested_by, COLD_ALLOWED if allow_cold else "",
+                                                      reason.strip())
 
 
 def list_hypervisors_draining(db) -> list:
-    """(host, state, reason, drain event id or None) of the hosts KeyVRM drains or drained incompletely."""
+    """(host, state, reason, drain event id or None, allow_cold) of the hosts KeyVRM drains or drained incompletely."""
     row = models.HypervisorState
     with db.reader() as session:
         return [tuple(r) for r in session.execute(
-            sa.select(row.host, row.state, row.reason, row.event_id)
+            sa.select(row.host, row.state, row.reason, row.event_id, row.drain_allow_cold)
             .where(row.state.in_(states.HYPERVISOR_DRAINING)).order_by(row.host))]
 
 

@@ -335,6 +335,8 @@ class HypervisorState(Base):
     state_since = sa.Column(sa.DateTime)  # when ``state`` last changed
     # a restore asked for failback (or the aggregate's is auto): planned once the host is back
     failback_pending = sa.Column(sa.Boolean, nullable=False, default=False, server_default=sa.false())
+    # the operator's drain may cold-migrate what a live migration cannot move (its request's allow_cold)
+    drain_allow_cold = sa.Column(sa.Boolean, nullable=False, default=False, server_default=sa.false())
     updated_at = sa.Column(sa.DateTime, nullable=False, default=now_of, onupdate=now_of)
 
 

@@ -229,27 +229,30 @@ def _latest_finished(db, since, status, actions, *keys):
     return {(tuple(row[:-1]) if keys else row[0]): row[-1] for row in rows}
 
 
+# What moves a VM to another host: a live or cold migration, an evacuation.
+MOVES = (states.RecommendationAction.LIVE_MIGRATE, states.RecommendationAction.COLD_MIGRATE,
+         states.RecommendationAction.EVACUATE)
+
+
 def recent_moves(db, since):
-    """VMs KeyVRM moved since ``since`` (a live migration or evacuation that succeeded): {vm_id: finished_at}.
+    """VMs KeyVRM moved since ``since`` (a migration or evacuation that succeeded): {vm_id: finished_at}.
 
     The latest move of each VM; LB's cool-down keeps them where they are.
     """
-    return _latest_finished(db, since, states.RecommendationStatus.SUCCEEDED,
-                            (states.RecommendationAction.LIVE_MIGRATE, states.RecommendationAction.EVACUATE))
+    return _latest_finished(db, since, states.RecommendationStatus.SUCCEEDED, MOVES)
 
 
 def recent_moved_hosts(db, since) -> dict:
-    """Hosts a live migration or evacuation KeyVRM made left or reached since ``since``: {host: latest finished_at}.
+    """Hosts a migration or evacuation KeyVRM made left or reached since ``since``: {host: latest finished_at}.
 
     LB does not plan from metrics whose window overlaps such a move (they predate it).
     """
     rec = models.Recommendation
-    moves = (states.RecommendationAction.LIVE_MIGRATE, states.RecommendationAction.EVACUATE)
     found = {}
     with db.reader() as session:
         for column in (rec.source_host, rec.target_host):
             query = (sa.select(column, sa.func.max(rec.finished_at))
-                     .where(rec.status == states.RecommendationStatus.SUCCEEDED, rec.action.in_(moves),
+                     .where(rec.status == states.RecommendationStatus.SUCCEEDED, rec.action.in_(MOVES),
                             rec.finished_at >= since, column.is_not(None))
                      .group_by(column))
             for host, at in session.execute(query):
@@ -258,32 +261,31 @@ def recent_moved_hosts(db, since) -> dict:
     return found
 
 
-def recent_failed_migrations(db, since):
-    """Live migrations that ended ``failed`` since ``since``: {(vm_id, target_host): latest finished_at}.
+def recent_failed_migrations(db, since, action=states.RecommendationAction.LIVE_MIGRATE):
+    """Migrations of ``action`` (live by default) that ended ``failed`` since ``since``: {(vm_id, target_host): at}.
 
-    LB does not send a VM to a target its migration to just failed (within the cool-down).
+    LB (and a drain) does not send a VM to a target its migration of that kind to just
+    failed (within the cool-down).
     """
-    return _latest_finished(db, since, states.RecommendationStatus.FAILED, (states.RecommendationAction.LIVE_MIGRATE,),
-                            "target_host")
+    return _latest_finished(db, since, states.RecommendationStatus.FAILED, (action,), "target_host")
 
 
 def moved_off(db, host, event_kinds) -> dict:
     """VMs KeyVRM moved off ``host`` by events of ``event_kinds`` (drain, HA): {vm_id: host it moved to}.
 
-    Each VM's latest succeeded live migration or evacuation from ``host`` by such an event;
+    Each VM's latest succeeded migration or evacuation from ``host`` by such an event;
     a VM KeyVRM moved again since, from its new host, is not KeyVRM's to bring back.
     """
     rec, event = models.Recommendation, models.Event
-    moves = (states.RecommendationAction.LIVE_MIGRATE, states.RecommendationAction.EVACUATE)
     query = (sa.select(rec.vm_id, rec.target_host, rec.finished_at).join(event, event.id == rec.event_id)
              .where(rec.source_host == host, rec.status == states.RecommendationStatus.SUCCEEDED,
-                    rec.action.in_(moves), event.kind.in_(list(event_kinds)))
+                    rec.action.in_(MOVES), event.kind.in_(list(event_kinds)))
              .order_by(rec.finished_at))
     moved_from_host = sa.select(rec.vm_id).where(rec.source_host == host,
                                                  rec.status == states.RecommendationStatus.SUCCEEDED)
     # each of those VMs' latest move anywhere (not the whole history's)
     later = (sa.select(rec.vm_id, sa.func.max(rec.finished_at).label("at"))
-             .where(rec.status == states.RecommendationStatus.SUCCEEDED, rec.action.in_(moves),
+             .where(rec.status == states.RecommendationStatus.SUCCEEDED, rec.action.in_(MOVES),
                     rec.vm_id.in_(moved_from_host))
              .group_by(rec.vm_id))
     with db.reader() as session:

@@ -8,8 +8,8 @@ recommendation ``running``, a host ``evacuating``, a VM locked. The leading engi
 sweeps when it starts leading and then every ``SWEEP_INTERVAL_S``:
 
 * a recommendation ``created`` or ``running`` (an ExecutorFlow or HA's step carries
-  those) whose event no live flow carries is resumed by an ExecutorFlow (evacuations
-  and live migrations; the run carries on from its journal and never starts a second
+  those) whose event no live flow carries is resumed by an ExecutorFlow (evacuations,
+  live and cold migrations; the run carries on from its journal and never starts a second
   migration); a stop, which only HA's host step follows, is cancelled;
 * its event gets the reason ``engine_lost_database`` and is completed (at least
   ``warning``) once its recommendations are final; so is an event no flow carries that
@@ -51,7 +51,7 @@ LOG = logging.getLogger(__name__)
 
 GRACE_S = 60.0
 SWEEP_INTERVAL_S = 600.0
-RESUMABLE_ACTIONS = ("evacuate", "live_migrate")
+RESUMABLE_ACTIONS = ("evacuate", "live_migrate", "cold_migrate")
 OPEN_RECOMMENDATION = ("created", "running", "manual_action")
 
 

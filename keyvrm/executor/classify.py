@@ -4,7 +4,8 @@ A ``Failure`` describes one failed attempt: an error answer of a call (``origin`
 HTTP status, our ``cloud_code`` and Nova's message), a migration record that ended badly
 (``origin`` "migration": its status and the leftovers found on the target afterwards), a
 migration that outlived the lifecycle timeout ("timeout") or one that "completed" with
-the VM elsewhere ("outcome"), or one whose target died meanwhile ("target_down").
+the VM elsewhere ("outcome"), one whose target died meanwhile ("target_down"), or a
+finished cold migration whose ``confirmResize`` Nova refused ("confirm").
 ``RULES`` is read top to bottom: the first matching row
 names the error and gives its class; the cleanups of *every* matching row are done (a
 failed attempt can leave a port binding and a volume attachment behind at once).
@@ -32,6 +33,7 @@ STALE_ATTACHMENT = "stale_volume_attachment"
 
 CALL, MIGRATION, TIMEOUT, OUTCOME = "call", "migration", "timeout", "outcome"
 TARGET_DOWN = "target_down"  # the target's compute service went down while the migration ran
+CONFIRM = "confirm"  # Nova refused to confirm a finished cold migration (the VM waits VERIFY_RESIZE on its target)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -97,6 +99,7 @@ RULES = (
     Rule("target_down", FATAL, origin=TARGET_DOWN),
     Rule("migration_timeout", FATAL, origin=TIMEOUT),
     Rule("wrong_host_after_migration", FATAL, origin=OUTCOME),
+    Rule("confirm_refused", FATAL, origin=CONFIRM),  # the VM is on the target: another attempt would not start
     Rule("source_service_in_use", FATAL, status_codes=_4XX, cloud_codes=("service_in_use",)),
     Rule("source_service_unavailable", FATAL, status_codes=_4XX,
          pattern=r"compute service of \S+ is unavailable"),

@@ -17,10 +17,11 @@ from keyvrm.planning import storage
 # KeyVRM states of a source host whose fence was confirmed (set by the HAFlow after fence_host).
 FENCED_STATES = (states.HypervisorState.FENCED, states.HypervisorState.EVACUATING)
 
-# Nova's vm_states that allow each action (API checks of evacuate and os-migrateLive).
+# Nova's vm_states that allow each action (API checks of evacuate, os-migrateLive and migrate).
 ALLOWED_STATUSES = {
     "evacuate": ("ACTIVE", "SHUTOFF", "ERROR"),
     "live_migrate": ("ACTIVE", "PAUSED"),
+    "cold_migrate": ("ACTIVE", "SHUTOFF"),
 }
 # The status each vm_state shows when no task hides it (Nova's status map: a server ``active`` with
 # task_state ``rebuilding`` shows REBUILD).

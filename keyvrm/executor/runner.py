@@ -4,8 +4,9 @@ Steps (SPEC 7, lifecycle rules of SPEC 8): the VM's lock is taken with the lifec
 (``VM is locked`` -> cancelled with the holder named); each attempt prepares from a
 fresh read (VM still on the source, in a state that allows the action, target up,
 enabled and with room; else cancelled with the reason), asks Nova (evacuate to the named
-target; live-migrate with block migration ``auto``) and polls the migration record until
-it ends or the lifecycle deadline passes. A failed attempt is classified
+target; live-migrate with block migration ``auto``; cold-migrate, confirmed once Nova has
+finished it: ``keyvrm.executor.confirm``) and polls the migration record until it ends or
+the lifecycle deadline passes. A failed attempt is classified
 (``keyvrm.executor.classify``): known leftovers are cleaned up, then the next attempt
 runs, up to ``max_attempts``, stopping early on a fatal error or when the same error
 repeats ``max_repeated_errors`` times in a row. An evacuated VM that was ACTIVE is
@@ -35,6 +36,7 @@ from keyvrm.drivers import errors
 from keyvrm import exception
 from keyvrm.executor import classify
 from keyvrm.executor import cleanup
+from keyvrm.executor import confirm
 from keyvrm.executor import inflight
 from keyvrm.executor import journal
 from keyvrm.executor import order
@@ -49,6 +51,7 @@ from keyvrm.model import states as model_states
 LOG = logging.getLogger(__name__)
 
 ACTIVE = "ACTIVE"
+SHUTOFF = "SHUTOFF"
 
 
 def owner_prefix(recommendation_id) -> str:
@@ -266,7 +269,8 @@ class _Run:
     def _resume_without_lock(self, done):
         """The lock went while the run was down (lifecycle timeout, admin unlock): judge by Nova."""
         vm = self._observed()
-        at_target = vm is not None and vm.host == self.rec["target_host"]
+        # a cold migration Nova finished but nobody confirmed is not done (VERIFY_RESIZE: the operator's now)
+        at_target = vm is not None and vm.host == self.rec["target_host"] and vm.status != confirm.VERIFY_RESIZE
         running_again = not (self.rec["action"] == "evacuate" and self.was_active) or \
             (vm is not None and vm.status == ACTIVE)
         if at_target and running_again:
@@ -401,6 +405,8 @@ class _Run:
     def _ask_nova(self):
         if self.rec["action"] == "evacuate":
             return self.cloud.evacuate(self.rec["vm_id"], self.rec["target_host"])
+        if self.rec["action"] == model_states.RecommendationAction.COLD_MIGRATE:
+            return self.cloud.cold_migrate(self.rec["vm_id"], self.rec["target_host"])
         return self.cloud.live_migrate(self.rec["vm_id"], self.rec["target_host"],
                                        block_migration=cloud_base.BLOCK_MIGRATION_AUTO)
 
@@ -414,6 +420,9 @@ class _Run:
                                              self.settings.poll_interval_s, self._deadline_s(),
                                              server_id=self.rec["vm_id"], abandon=self._abandon,
                                              carriers=self.carriers, on_carried=self._carried(attempt))
+            if migration is not None and migration.status in watch.AWAITING_CONFIRM:
+                migration = confirm.confirm(self.cloud, self.journal, attempt, migration, self.clock,
+                                            self.settings.poll_interval_s, self._deadline_s(), abandon=self._abandon)
         except watch.Abandoned as given_up:
             self._give_place_back()
             return self._abandoned(attempt, migration_id, given_up, started)
@@ -422,12 +431,14 @@ class _Run:
             return classify.Failure(classify.MIGRATION, "migration %s: %s" % (migration_id, error),
                                     migration_status="unknown")
         self._give_place_back()  # ended, or past the deadline: the start after an evacuation holds no place
+        if isinstance(migration, classify.Failure):
+            return migration
         if migration is None:
             timeout = self.settings.lifecycle_timeouts_s[states.transitional_state(self.rec["action"])]
             return classify.Failure(classify.TIMEOUT, "migration %s did not end within the %s "
                                     "timeout (%d s)" % (migration_id, "migrating", timeout))
         if migration.status in watch.SUCCEEDED:
-            vm = self._observed()
+            vm = self._settled_after_confirm() if migration.status == "confirmed" else self._observed()
             if vm is not None and vm.host == target:
                 return self._succeeded(attempt, vm, started)
             return classify.Failure(classify.OUTCOME, "migration %s ended %s but the VM is on %s" % (
@@ -447,6 +458,18 @@ class _Run:
             self.journal.write("execute", attempt, journal.carried_message(
                 self.rec["action"], self.rec["target_host"], carrier_id))
         return note
+
+    def _settled_after_confirm(self):
+        """The cold-migrated VM once Nova has set its state back (ACTIVE, or SHUTOFF if it was stopped).
+
+        Nova marks the record ``confirmed`` a moment before it leaves VERIFY_RESIZE.
+        """
+        wanted = ACTIVE if self.was_active else SHUTOFF
+        try:
+            return watch.poll_server_status(self.cloud, self.rec["vm_id"], wanted, self.clock,
+                                            self.settings.poll_interval_s, self._deadline_s())
+        except errors.DriverError:
+            return None
 
     def _abandon(self) -> Optional[watch.Abandoned]:
         """Why to stop following the migration now, between two polls, or None.

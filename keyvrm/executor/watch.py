@@ -16,8 +16,10 @@ from keyvrm.model import snapshot as m
 
 LOG = logging.getLogger(__name__)
 
-SUCCEEDED = frozenset(("done", "completed"))
-FINAL = SUCCEEDED | frozenset(("error", "failed", "cancelled"))
+SUCCEEDED = frozenset(("done", "completed", "confirmed"))  # evacuation, live, cold migration
+FINAL = SUCCEEDED | frozenset(("error", "failed", "cancelled", "reverted"))
+# A cold migration Nova has finished: the VM is VERIFY_RESIZE on its target until confirmed (executor.confirm).
+AWAITING_CONFIRM = frozenset(("finished",))
 
 
 def _transient(error) -> bool:
@@ -102,7 +104,7 @@ class _Followed:
 
 def poll_migration(cloud, migration_id, clock, interval_s, deadline_s, server_id=None,
                    abandon=None, carriers=(), on_carried=None) -> Optional[m.Migration]:
-    """The migration record of ``server_id`` once it is final; None if the deadline comes first.
+    """The migration record of ``server_id`` once it is final or awaits its confirmation; None at the deadline.
 
     ``carriers``: the server's older ``accepted`` evacuations Nova may carry this one on
     (``_Followed``; ``on_carried(id)`` is told which). ``NotFoundInCloud`` (the record
@@ -110,7 +112,8 @@ def poll_migration(cloud, migration_id, clock, interval_s, deadline_s, server_id
     ``abandon()`` returns between polls.
     """
     followed = _Followed(cloud, migration_id, server_id, carriers, on_carried)
-    migration, final = _poll(followed.read, lambda mig: mig.status in FINAL, "migration %s" % migration_id,
+    migration, final = _poll(followed.read, lambda mig: mig.status in FINAL | AWAITING_CONFIRM,
+                             "migration %s" % migration_id,
                              clock, interval_s, deadline_s, abandon)
     return migration if final else None
 

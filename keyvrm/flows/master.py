@@ -50,6 +50,7 @@ SOURCES_FAILED = "sources_failed"
 ALL_PROCESSED = "all_processed"
 # Events waiting for an operator whose work ended that one cycle settles (oldest first).
 WAITING_EVENTS_PER_CYCLE = 1000
+MIGRATIONS = (states.RecommendationAction.LIVE_MIGRATE, states.RecommendationAction.COLD_MIGRATE)
 
 
 def failover_payload(aggregate, analysis, reserve, warning, now_s) -> dict:
@@ -266,7 +267,7 @@ class DispatchAggregates(steps.FlowTask):
 
 
 class DispatchExecutors(steps.FlowTask):
-    """ExecutorFlows for ``created`` live migrations of earlier cycles (operator-started or left over)."""
+    """ExecutorFlows for ``created`` live and cold migrations of earlier cycles (operator-started or left over)."""
 
     def __init__(self, resources):
         super().__init__(resources, "dispatch_executors", provides="executors_dispatched")
@@ -278,7 +279,7 @@ class DispatchExecutors(steps.FlowTask):
         this_cycle = {e["id"] for e in db_api.list_events(res.db, cycle_id=cycle_id)}
         started = []
         for rec in db_api.list_recommendations(res.db, status=states.RecommendationStatus.CREATED):
-            if rec["action"] == "live_migrate" and rec["event_id"] not in this_cycle:
+            if rec["action"] in MIGRATIONS and rec["event_id"] not in this_cycle:
                 res.dispatcher.dispatch("executor", {"recommendation_id": rec["id"]})
                 started.append(rec["id"])
         return started

@@ -10,6 +10,7 @@ TRANSITIONAL_STATE_OF_ACTION = {
     "delete": "deleting",
     "evacuate": "migrating",
     "live_migrate": "migrating",
+    "cold_migrate": "migrating",
     "restore": "restoring",
 }
 

@@ -77,12 +77,13 @@ DEFAULT_LB_LEVEL = 3
 LB_BALANCE_LEVEL = 5
 LB_BALANCE_BAND_PCT = 25.0
 # Level 5 also lifts every host more than this many points below the mean of the resource
-# it evens out (keyvrm.planning.lb.balance_measure), as it brings a host more than the band
+# it evens out (keyvrm.planning.lb.balance_measures), as it brings a host more than the band
 # above it down to half the band above. On the LB benchmark's 300-host CPU-hot regions
-# (medians of seeds 1-3) 12.5 reaches a CPU spread of 7.8 points with 132 moves and 2,296 GB,
+# (medians of seeds 1-3) 11 reaches a CPU spread of 7.85 points with 129 moves and 2,096 GB,
 # where Watcher's workload_balance (threshold 50, run until it proposes nothing) reaches 7.9
-# with 155 moves and 2,872 GB; 10 would reach 5.8 with 167 moves and 2,976 GB.
-LB_BALANCE_FLOOR_PCT = LB_BALANCE_BAND_PCT / 2
+# with 155 moves and 2,872 GB; 12.5 would stop at 8.5 (118 moves, 1,944 GB) and 10 reach
+# 6.5 with 154 moves and 2,464 GB.
+LB_BALANCE_FLOOR_PCT = 11.0
 # How many consecutive LB runs must find a host overloaded before LB moves VMs off it. Each
 # run already reads loads averaged over [metrics] window (300 s): 1 acts on the first run
 # that finds an overload; 2 or more wait that many lb_period for a burst to pass.

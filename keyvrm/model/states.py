@@ -53,6 +53,7 @@ class RecommendationAction(enum.StrEnum):
 
     EVACUATE = "evacuate"
     LIVE_MIGRATE = "live_migrate"
+    COLD_MIGRATE = "cold_migrate"  # Nova's migrate (with a host) then confirmResize: a drain's, with allow_cold
     STOP = "stop"
 
 

@@ -7,6 +7,7 @@ from typing import Optional
 
 EVACUATE = "evacuate"
 LIVE_MIGRATE = "live_migrate"
+COLD_MIGRATE = "cold_migrate"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

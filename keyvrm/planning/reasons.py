@@ -222,11 +222,22 @@ def imbalance_pending(aggregate: str, waiting, persistence: int) -> list:
         for host, why, runs in waiting]
 
 
-def drain(host: str, moving: int, staying: int) -> Reason:
-    """What a drain of ``host`` plans: how many VMs it live-migrates, how many stay (each with its reason)."""
-    return Reason(DRAIN, "drain of %s: %d VM(s) to live-migrate%s" % (
-        host, moving, ", %d stay (see their reasons)" % staying if staying else ""), host=host,
-        details=(("moving", moving), ("staying", staying)))
+def drain(host: str, moving: int, staying: int, cold: int = 0, allow_cold: bool = False,
+          after_event: Optional[str] = None) -> Reason:
+    """What a drain of ``host`` plans: how many VMs it live-migrates, cold-migrates, how many stay (with reasons).
+
+    ``allow_cold``: whether the drain was asked to cold-migrate what a live migration
+    cannot move; the message says so and the details carry it. ``after_event``: this is
+    the drain's cold round, for the VMs whose live migration failed in that event.
+    """
+    moves = "%d VM(s) to live-migrate" % moving
+    if allow_cold:
+        moves += ", %d to cold-migrate (cold migration allowed)" % cold
+    staying_text = ", %d stay (see their reasons)" % staying if staying else ""
+    which = " (cold round after the failed live migrations of event %s)" % after_event if after_event else ""
+    details = (("moving", moving + cold), ("staying", staying), ("cold", cold), ("allow_cold", allow_cold))
+    return Reason(DRAIN, "drain of %s%s: %s%s" % (host, which, moves, staying_text), host=host,
+                  details=details + ((("after_event", after_event),) if after_event else ()))
 
 
 def failback(host: str, moving: int, staying: int) -> Reason:
@@ -413,9 +424,20 @@ def not_improving(host: str, score_pct: float) -> Reason:
                   " its target under the limits" % (host, score_pct), host=host)
 
 
-def not_migratable(vm_id: str, host: str, status: str, task_state: Optional[str]) -> Reason:
-    return Reason(NOT_MIGRATABLE, "VM %s is %s%s: Nova refuses to live-migrate it" % (
-        vm_id, status, "/" + task_state if task_state else ""), vm_id=vm_id, host=host)
+def not_migratable(vm_id: str, host: str, status: str, task_state: Optional[str], live_failed: bool = False,
+                   cold_possible: bool = False) -> Reason:
+    """A VM Nova will not move now, in its state (status/task).
+
+    ``live_failed``: its live migration failed and Nova refuses to cold-migrate it;
+    ``cold_possible``: a drain with ``allow_cold`` would cold-migrate it.
+    """
+    state = "%s%s" % (status, "/" + task_state if task_state else "")
+    if live_failed:
+        message = "VM %s is %s: its live migration failed and Nova refuses to cold-migrate it" % (vm_id, state)
+    else:
+        message = "VM %s is %s: Nova refuses to live-migrate it%s" % (
+            vm_id, state, " (a drain with allow_cold would cold-migrate it)" if cold_possible else "")
+    return Reason(NOT_MIGRATABLE, message, vm_id=vm_id, host=host)
 
 
 def vms_remain(host: str, count: int, down: bool = True) -> Reason:

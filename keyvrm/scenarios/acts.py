@@ -12,8 +12,8 @@ Scenario keys (see ``keyvrm.scenarios.scenario``)::
     operator:                          # REST calls at the first cycle boundary at or after ``at``
       - at: 5m
         action: noop_on                # noop_on (reason) | noop_off | run | cancel | restore
-        aggregate: agg-001             #   (host, failback) | drain (host, reason) | unlock (vm or
-                                       #   recommendation) | cycle_now
+        aggregate: agg-001             #   (host, failback) | drain (host, reason, allow_cold) |
+                                       #   unlock (vm or recommendation) | cycle_now
         reason: maintenance of rack 2
       - at: 6m
         action: run                    # run/cancel/unlock pick recommendations by their fields:
@@ -36,7 +36,7 @@ ACTIONS = ("set_config", "set_aggregate", "noop_on", "noop_off", "run", "cancel"
            "cycle_now")
 _FIELDS = {"type": "object"}
 _PICK = {"type": "object", "additionalProperties": False, "minProperties": 1,
-         "properties": {"action": {"enum": ["evacuate", "live_migrate", "stop"]},
+         "properties": {"action": {"enum": ["evacuate", "live_migrate", "cold_migrate", "stop"]},
                         "status": {"type": "string"}, "source_host": {"type": "string"},
                         "target_host": {"type": "string"}, "vm_id": {"type": "string"},
                         "aggregate": {"type": "string"}}}
@@ -55,7 +55,7 @@ def schemas(duration):
         "properties": {"at": duration, "action": {"enum": list(ACTIONS)},
                        "aggregate": {"type": "string"}, "reason": {"type": "string"},
                        "host": {"type": "string"}, "vm": {"type": "string"}, "fields": _FIELDS,
-                       "failback": {"type": "boolean"},
+                       "failback": {"type": "boolean"}, "allow_cold": {"type": "boolean"},
                        "recommendation": _PICK, "limit": {"type": "integer", "minimum": 1},
                        "expect_status": {"type": "integer", "minimum": 100, "maximum": 599}}}}
     return config, operator
@@ -141,7 +141,10 @@ def calls(db, act: Act) -> list[tuple[str, str, Optional[dict]]]:
     if act.action == "restore":
         return [("POST", "/v1/hypervisors/%s/restore" % p["host"], {"failback": True} if p.get("failback") else {})]
     if act.action == "drain":
-        return [("POST", "/v1/hypervisors/%s/drain" % p["host"], {"reason": p["reason"]})]
+        body = {"reason": p["reason"]}
+        if "allow_cold" in p:
+            body["allow_cold"] = p["allow_cold"]
+        return [("POST", "/v1/hypervisors/%s/drain" % p["host"], body)]
     if act.action == "cycle_now":
         return [("POST", "/v1/cycles", {})]
     if act.action == "unlock" and "vm" in p:

@@ -31,7 +31,8 @@ from keyvrm.model import states
 from keyvrm.simulator import compute
 
 _ALLOWED_MARKERS = {"evacuate": ("HA", "HA+LB"), "stop": ("HA", "HA+LB"), "live_migrate": ("LB", "HA+LB")}
-_NOVA_ACTION = {compute.EVACUATION: "evacuate", compute.LIVE_MIGRATION: "live_migrate"}
+_NOVA_ACTION = {compute.EVACUATION: "evacuate", compute.LIVE_MIGRATION: "live_migrate",
+                compute.COLD_MIGRATION: "cold_migrate"}
 _OPEN = ("created", "manual_action", "running")
 
 

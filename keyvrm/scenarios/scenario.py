@@ -114,7 +114,8 @@ _HOST_COUNTS = {"type": "object", "propertyNames": {"enum": list(r.HOST_STATES)}
                 "additionalProperties": _NONNEG_INT}
 _MIGRATION_COUNTS = {"type": "object", "additionalProperties": _NONNEG_INT,
                      "propertyNames": {"enum": ["accepted", "pre-migrating", "preparing", "running", "done",
-                                                "completed", "error", "failed", "cancelled"]}}
+                                                "completed", "migrating", "post-migrating", "finished",
+                                                "confirming", "confirmed", "error", "failed", "cancelled"]}}
 _FLAVOR = {"type": "object", "required": ["name", "vcpus", "ram_mb"],
            "additionalProperties": False,
            "properties": {"name": {"type": "string"}, "vcpus": _POS_INT, "ram_mb": _POS_INT,

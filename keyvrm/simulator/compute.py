@@ -1,4 +1,4 @@
-"""Nova-like actions on the simulated region: evacuate, live-migrate, services, stop.
+"""Nova-like actions on the simulated region: evacuate, live-migrate, cold-migrate, services, stop.
 
 The API part of each call checks what Nova's API checks and raises ``CloudError`` with
 Nova's status and message; accepted work becomes a migration record whose later steps
@@ -11,7 +11,9 @@ only when its migration completes.
 
 Migration statuses: evacuation ``accepted`` -> ``pre-migrating`` -> ``done`` | ``error``
 | ``failed``; live migration ``accepted`` -> ``preparing`` -> ``running`` ->
-``completed`` | ``error`` | ``failed``.
+``completed`` | ``error`` | ``failed``; cold migration (``keyvrm.simulator.cold_migration``)
+``pre-migrating`` -> ``migrating`` -> ``post-migrating`` -> ``finished`` -> (confirmResize)
+``confirming`` -> ``confirmed``, or ``error``.
 
 A target whose nova-compute is dead (its host lost power, or the process stopped) while
 Nova still counts its service up writes nothing, as in Nova: the conductor's rebuild cast
@@ -21,7 +23,7 @@ checks the vm_state only, so the server can be evacuated again; the conductor th
 carries the new evacuation on the server's oldest ``accepted`` evacuation record (Nova's
 ``Migration.get_by_instance_and_status``), which takes the new target, and the new record
 stays ``accepted`` for ever (``superseded``). ``evacuation_watchers`` (callables of
-(step, migration), see ``keyvrm.simulator.faults``) are told of each step:
+(step, server id, target host), see ``keyvrm.simulator.faults``) are told of each step:
 ``before_accept``, ``accepted``, ``rebuilding``, ``done``.
 """
 
@@ -33,11 +35,13 @@ from keyvrm.drivers.errors import CloudError
 from keyvrm.drivers.errors import NotFoundInCloud
 from keyvrm.model.snapshot import AFFINITY
 from keyvrm.model.snapshot import ANTI_AFFINITY
+from keyvrm.simulator import cold_migration
 from keyvrm.simulator import region as r
 
 EVACUATION = "evacuation"
 LIVE_MIGRATION = "live-migration"
-FINAL_STATUSES = frozenset(("done", "completed", "error", "failed", "cancelled"))
+COLD_MIGRATION = cold_migration.COLD_MIGRATION
+FINAL_STATUSES = frozenset(("done", "completed", "confirmed", "error", "failed", "cancelled"))
 _EVACUABLE = (r.ACTIVE, r.SHUTOFF, r.ERROR, "STOPPED")
 # Image properties Nova's ImagePropertiesFilter compares (current name, legacy name), and
 # the aliases nova.objects.fields canonicalises.
@@ -66,7 +70,7 @@ def volume_id(vm) -> str:
     return f"vol-{vm.id}"
 
 
-class Compute:
+class Compute(cold_migration.ColdMigration):
     """Nova's compute API over one region."""
 
     def __init__(self, region: r.Region):
@@ -93,6 +97,20 @@ class Compute:
             raise NotFoundInCloud(f"Compute host {name} could not be found.")
         return host
 
+    def server_for(self, action: str, server_id: str, allowed_statuses, task_checked=True) -> r.VM:
+        """The server ``server_id`` if Nova lets ``action`` start on it (no task, an allowed status); else a 409.
+
+        ``task_checked`` False: Nova's API checks the vm_state only (evacuate).
+        """
+        vm = self.find_server(server_id)
+        if task_checked and vm.task_state is not None:
+            raise CloudError(409, f"Cannot '{action}' instance {vm.id} while it is in task_state "
+                                  f"{vm.task_state}", "task_state")
+        if vm.status not in allowed_statuses:
+            raise CloudError(409, f"Cannot '{action}' instance {vm.id} while it is in vm_state "
+                                  f"{cold_migration.vm_state(vm.status)}", "vm_state")
+        return vm
+
     # --- evacuate --------------------------------------------------------------------
     def evacuate(self, server_id: str, target_host: str) -> r.Migration:
         """Accept an evacuation, refused unless the source compute service is down.
@@ -101,10 +119,7 @@ class Compute:
         left does not stop an evacuation).
         """
         self.check_api()
-        vm = self.find_server(server_id)
-        if vm.status not in _EVACUABLE:
-            raise CloudError(409, f"Cannot 'evacuate' instance {vm.id} while it is in "
-                                  f"vm_state {vm.status.lower()}", "vm_state")
+        vm = self.server_for("evacuate", server_id, _EVACUABLE, task_checked=False)
         source = self.region.hosts[vm.host]
         if not self.region.service_is_down(source):
             raise CloudError(400, f"Compute service of {source.name} is still in use.",
@@ -192,13 +207,7 @@ class Compute:
         if block_migration not in ("auto", True, False):
             raise CloudError(400, f"Invalid input for field/attribute block_migration. "
                                   f"Value: {block_migration}.", "bad_request")
-        vm = self.find_server(server_id)
-        if vm.task_state is not None:
-            raise CloudError(409, f"Cannot 'os-migrateLive' instance {vm.id} while it is "
-                                  f"in task_state {vm.task_state}", "task_state")
-        if vm.status not in (r.ACTIVE, "PAUSED"):
-            raise CloudError(409, f"Cannot 'os-migrateLive' instance {vm.id} while it is "
-                                  f"in vm_state {vm.status.lower()}", "vm_state")
+        vm = self.server_for("os-migrateLive", server_id, (r.ACTIVE, "PAUSED"))
         source = self.region.hosts[vm.host]
         if self.region.service_is_down(source):
             raise CloudError(400, f"Compute service of {source.name} is unavailable at "

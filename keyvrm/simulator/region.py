@@ -276,7 +276,7 @@ class Migration:
 
     __slots__ = ("id", "server_id", "migration_type", "status", "source_host", "dest_host",
                  "created_at", "updated_at", "error", "vcpus", "ram_mb", "claimed",
-                 "will_fail", "stuck", "block", "superseded")
+                 "will_fail", "stuck", "block", "was_running", "source_held", "superseded")
 
     def __init__(self, id, server_id, migration_type, source_host, dest_host, now, flavor):
         self.id = id
@@ -294,6 +294,8 @@ class Migration:
         self.will_fail = False
         self.stuck = False
         self.block = None
+        self.was_running = False  # a cold migration: the server ran before it was powered off
+        self.source_held = False  # a cold migration: the source's allocation until confirmed
         self.superseded = False  # Nova carries its evacuation on an older record: it stays accepted
 
 

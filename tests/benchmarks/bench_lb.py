@@ -158,18 +158,27 @@ def describe(snap, config):
 def bounds(snap, config, resource, result):
     """``result`` with the least migrations beside its own (``lb_bounds``): to its spread and to the limit.
 
-    ``lb_sd``: LB(sd reached on ``resource``); ``lb_limit``: the least migrations that take
+    ``lb_sd``: LB(sd reached), the larger of LB(sd reached on CPU) and LB(sd reached on RAM)
+    (``lb_sd_cpu``, ``lb_sd_ram``): a plan that narrows both spreads needs at least as many
+    migrations as either asks (one move may serve both, so not their sum); on a region hot on
+    one resource the other's is usually 0 or small. ``lb_limit``: the least migrations that take
     every host at or above the ceiling on ``resource`` (the plan's, after ``balance_config``)
-    to the target ceiling. Each with the ratio of the result's migrations to it.
+    to the target ceiling; ``gb_limit``: the least GB any plan doing that copies. Each with the
+    ratio of the result's migrations (GB) to it.
     """
     index = snap.index()
     effective = lb.balance_config(config, [scoring.demand_load(h, index.vms_on(h.name)) for h in snap.hypervisors])
     ceiling, target = effective.lb_ceilings.get(resource), effective.lb_target_ceiling(resource)
-    lb_sd = lb_bounds.moves_to_sd(snap, resource, result["after"][resource + "_std"])
+    per_resource = {key: lb_bounds.moves_to_sd(snap, key, result["after"][key + "_std"]) for key in ("cpu", "ram")}
+    lb_sd = max((v for v in per_resource.values() if v is not None), default=None)
     lb_limit = lb_bounds.moves_to_limit(snap, resource, ceiling, target) if ceiling is not None else None
+    gb_limit = lb_bounds.gb_to_limit(snap, resource, ceiling, target) if ceiling is not None else None
     moves = result["migrations"]
-    return dict(result, lb_sd=lb_sd, lb_limit=lb_limit, vs_lb_sd=_ratio(moves, lb_sd),
-                vs_lb_limit=_ratio(moves, lb_limit),
+    floor = lb_bounds.relief_floors(snap, resource, ceiling, target, moves).get(moves) if ceiling is not None else None
+    return dict(result, lb_sd=lb_sd, lb_sd_cpu=per_resource["cpu"], lb_sd_ram=per_resource["ram"],
+                vs_lb_sd=_ratio(moves, lb_sd), relief_floor=floor and round(floor, 2),
+                lb_limit=lb_limit, vs_lb_limit=_ratio(moves, lb_limit),
+                gb_limit=gb_limit, vs_gb_limit=_ratio(result["gb_moved"], gb_limit),
                 mean_shift=round(result["after"][resource + "_mean"] - describe(snap, config)[resource + "_mean"], 2))
 
 
@@ -242,13 +251,14 @@ def _row(name, r, hot, before):
     a = r["after"]
     return ("  %-17s moves %6d  GB %8.1f  syn std %5.2f->%5.2f  %s std %5.2f->%5.2f  max cpu/ram/net"
             " %5.1f/%5.1f/%5.1f  overloaded %d->%d  violations cap %d aa %d  plan %.3fs (cpu %.3fs)"
-            "  2nd plan %s  LB(sd) %s (%sx)  to limit %s (%sx)"
+            "  2nd plan %s  LB(sd) %s (%sx; cpu %s ram %s; relief floor %sx)  to limit %s (%sx), %s GB (%sx)"
             % (name, r["migrations"], r["gb_moved"], before["syn_std"], a["syn_std"], hot,
                before[hot + "_std"], a[hot + "_std"], a["cpu_max"], a["ram_max"], a["net_max"],
                before["overloaded"], a["overloaded"], r["capacity_violations"],
                r["anti_affinity_violations"], r["plan_s"], r["plan_cpu_s"],
                "-" if r["second_plan_moves"] is None else r["second_plan_moves"],
-               r["lb_sd"], r["vs_lb_sd"], r["lb_limit"], r["vs_lb_limit"]))
+               r["lb_sd"], r["vs_lb_sd"], r["lb_sd_cpu"], r["lb_sd_ram"], r["relief_floor"], r["lb_limit"],
+               r["vs_lb_limit"], r["gb_limit"], r["vs_gb_limit"]))
 
 
 def main(argv=None):
@@ -322,8 +332,9 @@ def main(argv=None):
 
 def print_summary(results, names):
     """Per shape, size and planner: medians over the seeds of the figures the targets read."""
-    print("%-5s %6s %-14s %7s %8s %7s %7s %8s %8s %6s %6s %8s" % (
-        "shape", "hosts", "planner", "moves", "GB", "sd", "max", "LB(sd)", "x LB", "limit", "x lim", "plan cpu"))
+    print("%-5s %6s %-14s %7s %8s %7s %7s %7s %8s %8s %6s %6s %6s %7s %8s" % (
+        "shape", "hosts", "planner", "moves", "GB", "sd", "sd oth", "max", "LB(sd)", "x LB", "floor", "limit", "x lim",
+        "x GB lim", "plan cpu"))
     groups = collections.defaultdict(list)
     for r in results:
         groups[(r["shape"], r["hosts"])].append(r)
@@ -337,11 +348,14 @@ def print_summary(results, names):
                 values = [row[key] for row in rows if row[key] is not None]
                 return statistics.median(values) if values else float("nan")
 
-            print("%-5s %6d %-14s %7.1f %8.0f %7.2f %7.1f %8.1f %8.2f %6.1f %6.2f %8.3f" % (
+            other = "ram" if shape == "cpu" else "cpu"
+            print("%-5s %6d %-14s %7.1f %8.0f %7.2f %7.2f %7.1f %8.1f %8.2f %6.2f %6.1f %6.2f %7.2f %8.3f" % (
                 shape, hosts, name, med("migrations"), med("gb_moved"),
                 statistics.median(row["after"][shape + "_std"] for row in rows),
+                statistics.median(row["after"][other + "_std"] for row in rows),
                 statistics.median(row["after"][shape + "_max"] for row in rows),
-                med("lb_sd"), med("vs_lb_sd"), med("lb_limit"), med("vs_lb_limit"), med("plan_cpu_s")))
+                med("lb_sd"), med("vs_lb_sd"), med("relief_floor"), med("lb_limit"), med("vs_lb_limit"),
+                med("vs_gb_limit"), med("plan_cpu_s")))
 
 
 if __name__ == "__main__":

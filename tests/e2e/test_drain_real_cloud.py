@@ -19,6 +19,16 @@ them (``recommendation run``): Nova shows the three ACTIVE on compute000 again, 
 brought back by a completed live migration. Cycles are requested (``POST /v1/cycles``)
 rather than waited for; a run wakes the engine over RPC, no cycle needed.
 
+Then a drain with ``allow_cold`` (API 1.11): a stopped server is booted on the compute
+that holds nothing (neither the three nor the pinned one), and that compute is drained
+with ``allow_cold``. Nova refuses to live-migrate a SHUTOFF server; KeyVRM cold-migrates
+it instead: Nova's ``migrate`` to the host KeyVRM chose, ``confirmResize`` once the
+server is VERIFY_RESIZE there. Nova must show the server SHUTOFF on that host, moved by
+one migration record of type ``migration`` that ended ``confirmed``, its instance actions
+``migrate`` and ``confirmResize``; the compute is ``maintenance``. Its per-VM timeline
+(KeyVRM's journal: accepted, VERIFY_RESIZE and confirmed; Nova's record and actions) is
+printed too.
+
 Every step's times are collected (KeyVRM's recommendations and their journal, Nova's
 migration records, the host's states with their ``state_since``) and printed as a timeline
 (``pytest -s`` shows it).
@@ -130,6 +140,18 @@ def _settled(region, event_id):
 def _completed(client, event_id):
     event = client.get_event(event_id)
     return event if event["status"] == "completed" else None
+
+
+def _add_instance_actions(region, server_id, name):
+    """Nova's instance actions of a server and their compute events, into the timeline (its own record of a move)."""
+    for action in nova_helpers.nova(region.driver, "GET", "/servers/%s/os-instance-actions" % server_id,
+                                    "2.84")["instanceActions"]:
+        detail = nova_helpers.nova(region.driver, "GET", "/servers/%s/os-instance-actions/%s" % (
+            server_id, action["request_id"]), "2.84")["instanceAction"]
+        region.timeline.add(action["start_time"], "%s: Nova instance action %s" % (name, action["action"]))
+        for event in detail.get("events") or ():
+            region.timeline.add(event["finish_time"], "%s:   Nova event %s %s on %s" % (
+                name, event["event"], event["result"], event.get("host")))
 
 
 def _add_recommendations(region, recs):
@@ -283,3 +305,60 @@ def test_a_restore_with_failback_brings_the_three_servers_back_after_recommendat
     assert region.states_seen == ["draining", "drain_incomplete", "maintenance", "restoring", "ok"], \
         region.states_seen
     region.timeline.print("drain and failback timeline")
+
+
+def test_a_drain_with_allow_cold_cold_migrates_a_stopped_server_and_nova_confirms_it(region):
+    empty = next(h for h in region.hosts[1:] if h != region.pinned_on)  # the three went home, the pinned one stays
+    stopped = nova_helpers.boot(region.driver, "stopped", empty)
+    nova_helpers.nova(region.driver, "POST", "/servers/%s/action" % stopped, "2.53", json={"os-stop": None})
+    region.wait(lambda: nova_helpers.server(region.driver, stopped)["status"] == "SHUTOFF", 30,
+                "Nova did not stop the server")
+    region.names[stopped] = "stopped"
+    region.timeline = timeline.Timeline()
+    client = v1.Client(session=ks_session.Session(), endpoint_override=region.api_url, api_version="1.11")
+    requested = client.drain_hypervisor(empty, "CHG-4712 PSU swap", allow_cold=True)
+    assert (requested["state"], requested["reason"].endswith(" (cold migration allowed): CHG-4712 PSU swap")) == (
+        "draining", True), requested
+    region.timeline.add(requested["state_since"], "host %s: drain with allow_cold requested" % empty)
+    _cycle(region, client)  # plans and starts the cold migration
+    event_id = client.get_hypervisor(empty)["event_id"]
+    (rec,) = region.wait(lambda: _settled(region, event_id), 60, "the cold migration did not end")
+    _cycle(region, client)  # sees it ended: the host is empty
+    hypervisor = client.get_hypervisor(empty)
+
+    # KeyVRM: one cold migration, accepted, confirmed once VERIFY_RESIZE, succeeded; the host in maintenance
+    event = client.get_event(event_id)
+    assert (rec["vm_id"], rec["action"], rec["source_host"], rec["status"]) == (
+        stopped, "cold_migrate", empty, "succeeded"), rec
+    assert rec["target_host"] not in (empty, None)
+    drain_reason = next(r for r in event["reasons"] if r["code"] == "drain")
+    assert (drain_reason["details"]["cold"], drain_reason["details"]["allow_cold"]) == (1, True), drain_reason
+    assert (event["status"], event["state"], hypervisor["state"]) == ("completed", "healthy", "maintenance"), (
+        event, hypervisor)
+    journal = [(op["kind"], op["message"]) for op in client.list_operations(rec["id"])]
+    assert [kind for kind, _ in journal] == ["start", "prepare", "execute", "execute", "success"], journal
+    assert "confirmResize accepted" in journal[3][1] and "VERIFY_RESIZE" in journal[3][1], journal
+
+    # Nova: the server SHUTOFF on the target, moved by one cold migration that ended confirmed
+    server = nova_helpers.server(region.driver, stopped)
+    assert (server["status"], server["OS-EXT-SRV-ATTR:host"]) == ("SHUTOFF", rec["target_host"]), server
+    migrations = _migrations(region, stopped)
+    assert [(m["migration_type"], m["status"], m["source_compute"], m["dest_compute"]) for m in migrations] == [
+        ("migration", "confirmed", empty, rec["target_host"])], migrations
+    actions = nova_helpers.nova(region.driver, "GET", "/servers/%s/os-instance-actions" % stopped,
+                                "2.84")["instanceActions"]
+    assert {"migrate", "confirmResize"} <= {a["action"] for a in actions}, actions
+
+    region.timeline.add(event["created_at"], "drain event %s opened: %s" % (event_id, drain_reason["message"]))
+    region.timeline.add(rec["created_at"], "stopped: recommendation %s created (%s -> %s, cold_migrate)" % (
+        rec["id"][:8], empty, rec["target_host"]))
+    _add_recommendations(region, [rec])
+    migration = migrations[0]
+    region.timeline.add(migration["created_at"], "stopped: Nova migration %s created (%s -> %s)" % (
+        migration["id"], migration["source_compute"], migration["dest_compute"]))
+    region.timeline.add(migration["updated_at"], "stopped: Nova migration %s %s" % (
+        migration["id"], migration["status"]))
+    _add_instance_actions(region, stopped, "stopped")
+    region.timeline.add(hypervisor["state_since"], "host %s: KeyVRM state %s (%s)" % (
+        empty, hypervisor["state"], hypervisor["reason"]))
+    region.timeline.print("cold migration timeline")

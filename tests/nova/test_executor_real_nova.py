@@ -1,4 +1,4 @@
-"""The executor against real Nova: live migration, evacuation, anti-affinity conflict, stuck migration.
+"""The executor against real Nova: live and cold migration, evacuation, anti-affinity conflict, stuck migration.
 
 Each test boots its own servers on hosts it names; wall times of the successful runs are
 printed (``-s``) for the notes.
@@ -47,6 +47,23 @@ def test_live_migration_ends_with_the_vm_on_the_target_as_nova_reports(sqlite_db
     print("live migration wall time: %.2f s" % took_s)
     assert status == "succeeded", db_api.list_operations(sqlite_db, rec_id)
     assert c.host_of(driver, vm) == "compute003"
+    assert not db_api.get_vm_state(sqlite_db, vm)["locked"]
+
+
+def test_cold_migration_of_a_stopped_server_is_confirmed_and_leaves_it_shutoff_on_the_target(sqlite_db, driver):
+    vm = c.boot(driver, "exec-cold", "compute002")
+    c.nova(driver, "POST", "/servers/%s/action" % vm, "2.53", json={"os-stop": None})
+    c.wait_for(lambda: c.server(driver, vm)["status"] == "SHUTOFF")
+    rec_id = _recommend(sqlite_db, "cold_migrate", vm, "compute002", "compute003")
+    status, took_s = _run(sqlite_db, driver, rec_id)
+    print("cold migration wall time: %.2f s" % took_s)
+    assert status == "succeeded", db_api.list_operations(sqlite_db, rec_id)
+    server = c.server(driver, vm)
+    assert (server["status"], server["OS-EXT-SRV-ATTR:host"]) == ("SHUTOFF", "compute003"), server
+    migrations = c.nova(driver, "GET", "/os-migrations?instance_uuid=%s" % vm, "2.80")["migrations"]
+    assert [(m["migration_type"], m["status"], m["source_compute"], m["dest_compute"]) for m in migrations] == [
+        ("migration", "confirmed", "compute002", "compute003")], migrations
+    assert _kinds(sqlite_db, rec_id) == ["start", "prepare", "execute", "execute", "success"]
     assert not db_api.get_vm_state(sqlite_db, vm)["locked"]
 
 

@@ -10,17 +10,16 @@ from keyvrmclient import v1
 from openstack_auth import utils as auth_utils
 from openstack_dashboard.api import base
 
-from keyvrm_dashboard import reasons
-
 ClientError = v1.ClientError
 SERVICE_TYPE = v1.SERVICE_TYPE
 # The microversion the panels are written for: every page reads the shapes of this version
-# (1.2: reasons as lists, which ``reasons`` renders as text; an aggregate's own latest outcome;
+# (1.2: reasons as lists, which ``reason_groups`` groups by code; an aggregate's own latest outcome;
 # 1.4: an aggregate's failover tolerance and whether it is below its reserve; 1.5 changes only
 # the failover endpoint, which the panels do not call; 1.6: an aggregate's LB level; 1.7: its
 # overload persistence and least gain of a move; 1.8: a host's drain; 1.9: each recommendation with its latest
 # journal line, so the event page reads a page of them in one call; 1.10: the VM list, events since, hosts by AZ,
-# pages back (sort_dir) and an aggregate's number of hosts).
+# pages back (sort_dir) and an aggregate's number of hosts; 1.11: a drain that may cold-migrate; 1.12: a host's
+# fencing record with its methods and ISO times, beside Nova's view and when the snapshot saw it).
 API_VERSION = "1.12"
 LB_KEYS = ("cpu", "ram", "net", "hugepages")
 
@@ -44,13 +43,12 @@ def aggregate_list(request, availability_zone=None, limit=None, marker=None, sor
     ``sort_dir`` ``desc``: from the last name down (the page before ``marker``).
     """
     client = keyvrmclient(request)
-    return [reasons.aggregate_with_reasons(a) for a in client.list_aggregates(
-        availability_zone=availability_zone, limit=limit, marker=marker, sort_dir=sort_dir)]
+    return client.list_aggregates(availability_zone=availability_zone, limit=limit, marker=marker, sort_dir=sort_dir)
 
 
 def aggregate_get(request, name):
     """One aggregate with its config, last and current event, and its own latest outcome."""
-    return reasons.aggregate_with_reasons(keyvrmclient(request).get_aggregate(name))
+    return keyvrmclient(request).get_aggregate(name)
 
 
 def aggregate_load(request, name):
@@ -68,13 +66,12 @@ def event_list(request, aggregate, limit=None, marker=None, **filters):
 
     ``filters``: the API's ``kind``, ``status``, ``state``, ``since`` and ``sort_dir``.
     """
-    return [reasons.with_reason(e) for e in keyvrmclient(request).list_events(
-        aggregate=aggregate, limit=limit, marker=marker, **filters)]
+    return keyvrmclient(request).list_events(aggregate=aggregate, limit=limit, marker=marker, **filters)
 
 
 def event_get(request, event_id):
     """One event with its reason and its recommendations counted by status."""
-    return reasons.with_reason(keyvrmclient(request).get_event(event_id))
+    return keyvrmclient(request).get_event(event_id)
 
 
 def recommendation_page(request, event_id, limit, marker=None):
@@ -124,9 +121,12 @@ def hypervisor_restore(request, host, failback=False):
     return keyvrmclient(request).restore_hypervisor(host, failback=failback)
 
 
-def hypervisor_drain(request, host, reason):
-    """Drain an ok host (its compute service disabled with ``reason``, its VMs moved); the API refuses others."""
-    return keyvrmclient(request).drain_hypervisor(host, reason)
+def hypervisor_drain(request, host, reason, allow_cold=False):
+    """Drain an ok host (its compute service disabled with ``reason``, its VMs moved); the API refuses others.
+
+    ``allow_cold``: also cold-migrate the VMs a live migration cannot move.
+    """
+    return keyvrmclient(request).drain_hypervisor(host, reason, allow_cold=allow_cold)
 
 
 def config_get(request):
@@ -174,4 +174,4 @@ def cycle_list(request, limit=None):
 
 def cycle_get(request, cycle_id):
     """One cycle with its per-aggregate no-op outcomes."""
-    return reasons.cycle_with_reasons(keyvrmclient(request).get_cycle(cycle_id))
+    return keyvrmclient(request).get_cycle(cycle_id)

@@ -122,6 +122,24 @@ LB_EVENT = dict(EVENT, id='ev-3', status='completed', state='warning', reason_co
                 recommendations={}, no_target=[NO_TARGET_LB])
 
 
+def reason(code, message, host=None, vm_id=None, **details):
+    """One entry of an event's or outcome's ``reasons`` (API 1.1+)."""
+    return {'code': code, 'message': message, 'host': host, 'vm_id': vm_id, 'details': details}
+
+
+def overloaded_reasons(hosts, listed=None):
+    """An LB run's ``overloaded`` reasons on ``hosts`` hot hosts, worst first, as (reasons, more_reasons).
+
+    The aggregate-wide count first, then one entry per host (cmp-001 hottest); ``listed``:
+    how many host entries the API lists (the rest counted in more_reasons), all by default.
+    """
+    listed = hosts if listed is None else listed
+    entries = [reason('overloaded', '%d hypervisors of agg-a overloaded' % hosts, hypervisors=hosts)]
+    entries += [reason('overloaded', 'cmp-%03d syn_score %g%% > threshold 80%%' % (n, 180 - n), host='cmp-%03d' % n,
+                       syn_score=180 - n, threshold=80) for n in range(1, listed + 1)]
+    return entries, ({'overloaded': hosts - listed} if hosts > listed else {})
+
+
 def copied(value):
     """A deep copy, so a view that annotates an answer never changes the next test's data."""
     return copy.deepcopy(value)

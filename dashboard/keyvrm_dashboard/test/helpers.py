@@ -32,6 +32,11 @@ class _KeyvrmCatalog(object):
         session.save()
         self.client.cookies[settings.SESSION_COOKIE_NAME] = session.session_key
 
+    def assertNotAuthorized(self, response):
+        """Horizon's answer to a view that raised NotAuthorized: 403 with its not_authorized.html."""
+        self.assertEqual(403, response.status_code)
+        self.assertTemplateUsed(response, 'not_authorized.html')
+
     def assertModalAndPage(self, url, modal_template, text):
         """``url`` renders ``modal_template`` alone for Horizon's ajax-modal, inside base.html otherwise.
 

@@ -21,6 +21,13 @@ CACHES = {'default': {'BACKEND': 'django.core.cache.backends.locmem.LocMemCache'
 COMPRESS_ENABLED = False
 COMPRESS_OFFLINE = False
 
-# Horizon's Admin dashboard admits these roles; KeyVRM's own edit buttons need 'admin'
-# (keyvrm_dashboard.access), so a reader is let in to see and cannot change.
+# Horizon's Admin dashboard admits these roles; KeyVRM's policy (keyvrm_dashboard.access)
+# offers changes to admins only, so a reader is let in to see and cannot change.
 OPENSTACK_KEYSTONE_ADMIN_ROLES = ['admin', 'reader']
+
+# Horizon's tests switch policy checks off; these check KeyVRM's rules as a deployment does.
+# KeyVRM's is the only service with policy files (its app registers them): Keystone's and
+# Nova's, which decide who sees the Admin dashboard, are not what these tests are about, and
+# Horizon allows what a service without policy files would decide.
+POLICY_CHECK_FUNCTION = 'openstack_auth.policy.check'
+POLICY_FILES = {}

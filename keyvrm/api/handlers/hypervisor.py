@@ -45,9 +45,13 @@ def restore_hypervisor(call, host):
 
 
 def drain_hypervisor(call, host):
-    """Ask the engine to drain an ok host: disable its compute service, live-migrate its VMs away; audited."""
+    """Ask the engine to drain an ok host: disable its compute service, live-migrate its VMs away; audited.
+
+    From 1.11 ``allow_cold`` lets it cold-migrate those a live migration cannot move.
+    """
     hypervisor = db_api.request_hypervisor_drain(call.db, host, call.body["reason"], call.who,
-                                                 request_id=call.context.request_id)
+                                                 request_id=call.context.request_id,
+                                                 allow_cold=bool(call.body.get("allow_cold")))
     return {"hypervisor": hypervisor_view.shown(hypervisor, call.version)}
 
 
@@ -65,7 +69,8 @@ ROUTES = [
                 "Return a held hypervisor to service, from 1.8 with its failback (admin only).", schema.HYPERVISOR,
                 policy=policy.RESTORE, request_schema=schema.RESTORE, status=202, errors=(400, 404, 409)),
     route.Route("POST", "/v1/hypervisors/{host}/drain", drain_hypervisor,
-                "Drain an ok hypervisor: disable its compute service, live-migrate its VMs away (admin only).",
+                "Drain an ok hypervisor: disable its compute service, live-migrate its VMs away, from 1.11 with"
+                " allow_cold cold-migrate those a live migration cannot move (admin only).",
                 schema.HYPERVISOR, policy=policy.DRAIN, request_schema=schema.DRAIN, status=202,
                 errors=(400, 404, 409), since=microversion.DRAIN),
 ]

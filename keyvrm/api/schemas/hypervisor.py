@@ -57,7 +57,19 @@ def _restore(version):
 RESTORE = reason.versioned(_restore)
 # Nova keeps a service's disabled reason in 255 characters; the engine writes "KeyVRM drain: " first
 MAX_DRAIN_REASON = 240
-DRAIN = {"type": "object", "additionalProperties": False, "required": ["reason"],
-         "properties": {"reason": dict(common.VISIBLE_TEXT, maxLength=MAX_DRAIN_REASON,
-                                       description="why the host is drained (e.g. the maintenance ticket); its"
-                                                   " compute service is disabled with it")}}
+
+
+def _drain(version):
+    """A drain's body at ``version``: its reason; from 1.11 whether cold migration is allowed."""
+    properties = {"reason": dict(common.VISIBLE_TEXT, maxLength=MAX_DRAIN_REASON,
+                                 description="why the host is drained (e.g. the maintenance ticket); its"
+                                             " compute service is disabled with it")}
+    if version >= microversion.ALLOW_COLD:
+        properties["allow_cold"] = dict(common.BOOLEAN, description=(
+            "cold-migrate (Nova's migrate, then confirmResize) the VMs a live migration cannot move: stopped"
+            " (SHUTOFF) VMs, and ACTIVE VMs whose live migration in this drain failed; a running VM is powered"
+            " off for its move and started on its target. Default false: they stay and are named"))
+    return {"type": "object", "additionalProperties": False, "required": ["reason"], "properties": properties}
+
+
+DRAIN = reason.versioned(_drain)

@@ -137,6 +137,24 @@ class CloudDriver(abc.ABC):
         """Ask Nova to live-migrate the server to ``target_host``."""
 
     @abc.abstractmethod
+    def cold_migrate(self, server_id: str, target_host: str) -> snapshot.Migration:
+        """Ask Nova to cold-migrate the server (ACTIVE or SHUTOFF) to ``target_host``.
+
+        Nova's migration record (type ``migration``) goes ``pre-migrating`` ->
+        ``migrating`` -> ``post-migrating`` -> ``finished``: the server is then
+        VERIFY_RESIZE on the target, its source allocation still held until
+        ``confirm_resize``.
+        """
+
+    @abc.abstractmethod
+    def confirm_resize(self, server_id: str) -> None:
+        """Confirm the server's finished cold migration (VERIFY_RESIZE on its target).
+
+        Accepted, then the record ends ``confirmed``, the source's allocation is freed and
+        the server is ACTIVE (or SHUTOFF) again.
+        """
+
+    @abc.abstractmethod
     def force_down_service(self, host: str, forced_down: bool = True) -> snapshot.ComputeService:
         """Set (or clear) ``forced_down`` on the host's compute service."""
 

@@ -20,7 +20,9 @@ microversion, because the parsers rely on the shapes these versions define:
 - Nova actions: evacuate at **2.95**: no ``force`` (removed in 2.68), so the scheduler
   validates the named host; from 2.95 the evacuated server ends SHUTOFF and the executor
   starts the ones that were running. Live migration at **2.68**: no ``force`` (the
-  scheduler validates the host), ``block_migration: auto`` (2.25+). Services are forced
+  scheduler validates the host), ``block_migration: auto`` (2.25+). Cold migration at
+  **2.56** (the first that takes a ``host``; the scheduler validates it), confirmed with
+  ``confirmResize`` once the server is VERIFY_RESIZE. Services are forced
   down / disabled through ``PUT /os-services/{uuid}`` (2.53).
 - Placement at 1.39 (see ``openstack_placement`` for how per-provider reads are avoided).
 - Cinder attachments at volume **3.27** (the attachments API); Neutron (extended port
@@ -56,6 +58,7 @@ SERVICES_MV = "2.53"
 MIGRATIONS_MV = "2.80"
 EVACUATE_MV = "2.95"
 LIVE_MIGRATE_MV = "2.68"
+COLD_MIGRATE_MV = "2.56"  # the first where migrate takes a host
 ACTION_MV = "2.53"
 VOLUME_MV = "3.27"
 ZONES_MV = "2.1"  # os-availability-zone has not changed since
@@ -273,6 +276,12 @@ class OpenStackCloudDriver(base.CloudDriver):
     def live_migrate(self, server_id, target_host, block_migration=base.BLOCK_MIGRATION_AUTO):
         action = {"os-migrateLive": {"host": target_host, "block_migration": block_migration}}
         return self._act(server_id, "live-migration", LIVE_MIGRATE_MV, action)
+
+    def cold_migrate(self, server_id, target_host):
+        return self._act(server_id, "migration", COLD_MIGRATE_MV, {"migrate": {"host": target_host}})
+
+    def confirm_resize(self, server_id):
+        self._nova("POST", f"/servers/{server_id}/action", ACTION_MV, json={"confirmResize": None})
 
     def force_down_service(self, host, forced_down=True):
         return self._update_service(host, {"forced_down": forced_down})

@@ -17,6 +17,7 @@ from keyvrm.drivers.cloud import base
 from keyvrm.drivers.errors import CloudError
 from keyvrm.drivers.errors import NotFoundInCloud
 from keyvrm.model import snapshot as m
+from keyvrm.simulator import cold_migration
 from keyvrm.simulator import compute
 from keyvrm.simulator import region as r
 
@@ -51,10 +52,6 @@ def _placement_traits(host: r.Host) -> tuple:
             arch_traits.append("COMPUTE_ARCH_" + host.cpu_arch.upper())
         traits.extend(t for t in arch_traits if t not in traits)
     return tuple(traits)
-
-
-# Nova's vm_state of each status a simulated server rests in.
-_VM_STATES = {r.ACTIVE: "active", r.SHUTOFF: "stopped", r.ERROR: "error"}
 
 
 class SimCloudDriver(base.CloudDriver):
@@ -161,7 +158,7 @@ class SimCloudDriver(base.CloudDriver):
                     flavor=self._flavor(v.flavor), status=status, task_state=v.task_state,
                     image_id=v.image_id, server_group_id=v.server_group_id,
                     metadata=dict(v.metadata) if v.metadata else {},
-                    volume_backed=v.volume_backed, vm_state=_VM_STATES.get(v.status, v.status.lower()))
+                    volume_backed=v.volume_backed, vm_state=cold_migration.vm_state(v.status))
 
     @r.synchronized
     def list_server_groups(self):
@@ -224,6 +221,16 @@ class SimCloudDriver(base.CloudDriver):
         migration = self.compute.live_migrate(server_id, target_host, block_migration)
         self.compute.lose_flow_of(migration)
         return _migration(migration)
+
+    @r.synchronized
+    def cold_migrate(self, server_id, target_host):
+        migration = self.compute.cold_migrate(server_id, target_host)
+        self.compute.lose_flow_of(migration)
+        return _migration(migration)
+
+    @r.synchronized
+    def confirm_resize(self, server_id):
+        self.compute.confirm_resize(server_id)
 
     @r.synchronized
     def force_down_service(self, host, forced_down=True):

@@ -7,25 +7,19 @@ and the dashboard's ``keyvrm_dashboard/states.py`` (read from its file: it impor
 and Django is not installed here).
 """
 
-import importlib.util
 import json
-import os
 
 import pytest
 import webob
 
 from keyvrm.api import microversion
+from keyvrm.model import settings
 from keyvrmclient import states as client_states
-
-DASHBOARD_STATES = os.path.join(os.path.dirname(__file__), "..", "..", "..", "dashboard", "keyvrm_dashboard",
-                                "states.py")
+from tests.unit import dashboard_files
 
 
 def _dashboard_states():
-    spec = importlib.util.spec_from_file_location("keyvrm_dashboard_states", DASHBOARD_STATES)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return dashboard_files.dashboard_module("states")
 
 
 @pytest.fixture
@@ -79,3 +73,4 @@ def test_the_dashboards_constants_colour_every_served_value_and_name_only_served
     assert dashboard.MANUAL_ACTION in enums["recommendation statuses"]
     assert set(dashboard.CYCLE_FINISHED) <= set(enums["cycle statuses"])
     assert set(dashboard.VM_STATES) == set(_param_enum(served, "/v1/vms", "state"))
+    assert dashboard.NOVA_FILTERS == settings.KNOWN_NOVA_FILTERS  # the config form's choices

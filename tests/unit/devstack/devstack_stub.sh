@@ -113,6 +113,9 @@ function get_or_create_service { _stub_record get_or_create_service "$@"; }
 function get_or_create_endpoint { _stub_record get_or_create_endpoint "$@"; }
 function run_process { _stub_record run_process "$@"; }
 function stop_process { _stub_record stop_process "$@"; }
+# devstack's $PYTHON (stackrc): the interpreter the plugin runs tools with
+function _stub_python { _stub_record python "$@"; }
+PYTHON=_stub_python
 
 function remove_uwsgi_config {
     _stub_record remove_uwsgi_config "$@"

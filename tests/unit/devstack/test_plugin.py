@@ -289,6 +289,8 @@ def test_the_dashboards_panels_are_installed_and_enabled_in_horizon(devstack):
     assert enabled[0] == "_4000_keyvrm_panel_group.py"  # the group is read before its panels
     for name in enabled:
         assert (local_enabled / name).resolve() == dashboard / "keyvrm_dashboard" / "enabled" / name
+    assert devstack.calls("python") == [["-m", "babel.messages.frontend", "compile", "-D", "django", "-d",
+                                         str(dashboard / "keyvrm_dashboard" / "locale")]]  # the Russian catalog
     devstack.run("clean")
     assert list(local_enabled.iterdir()) == []
 

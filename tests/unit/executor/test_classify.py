@@ -32,6 +32,8 @@ EXAMPLES = [
      "migration_timeout", c.FATAL, ()),
     (c.Failure(c.OUTCOME, "migration 4 ended done but the VM is on cmp-3"),
      "wrong_host_after_migration", c.FATAL, ()),
+    (c.Failure(c.CONFIRM, "migration 4 finished (VM VERIFY_RESIZE on cmp-2) but confirmResize failed: ...",
+               status_code=403, migration_status="finished"), "confirm_refused", c.FATAL, ()),
     (_call(CloudError(400, "Compute service of cmp-1 is still in use.", "service_in_use")),
      "source_service_in_use", c.FATAL, ()),
     (_call(CloudError(400, "Compute service of cmp-1 is unavailable at this time.")),

@@ -223,6 +223,17 @@ def test_hypervisor_drain_needs_a_reason_and_api_1_8_and_drains_an_ok_host(serve
     assert held.returncode != 0 and "cmp-1 is fenced" in held.stderr
 
 
+def test_hypervisor_drain_allow_cold_needs_api_1_11_and_is_kept_for_the_engine(served, seeded_db):
+    old = _openstack(served, "--os-keyvrm-api-version", "1.10", "hypervisor", "drain", "cmp-2", "--reason", "CHG-30",
+                     "--allow-cold")
+    assert old.returncode != 0 and "allow_cold needs microversion 1.11" in old.stderr
+    assert db_api.get_hypervisor_state(seeded_db, "cmp-2")["state"] == "ok"
+    result = _openstack(served, "hypervisor", "drain", "cmp-2", "--reason", "CHG-30", "--allow-cold", "-f", "json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["reason"].endswith(" (cold migration allowed): CHG-30")
+    assert [row[-1] for row in db_api.list_hypervisors_draining(seeded_db)] == [True]
+
+
 def test_aggregate_load_lists_each_host_with_its_score_and_overload_causes(served, seeded_db):
     db_api.update_aggregate_config(seeded_db, "agg-a", {"lb_ceilings": {"cpu": 85}}, "test")
     seed.store(seeded_db, seed.loaded_snapshot())

@@ -48,3 +48,49 @@ def test_busy_and_shut_off_vms_stay_and_the_target_limit_holds():
     assert codes == {"running": reasons.NO_TARGET, "off": reasons.NOT_MIGRATABLE, "moving": reasons.BUSY}
     (stuck,) = [r for r in plan.reasons if r.code == reasons.NO_TARGET]
     assert stuck.rejected_hosts == (("hot", "lb_ceilings.cpu", 1),)
+
+
+def test_without_allow_cold_a_stopped_vm_stays_named_with_what_allow_cold_would_do():
+    snap = b.snapshot(_hosts(quiet=(65536, 10.0)), [_vm("off", "src", status="SHUTOFF")])
+    plan = drain.plan_drain(snap, AppConfig(), b.agg_config(), "src")
+    assert plan.moves == ()
+    (stays,) = [r for r in plan.reasons if r.vm_id == "off"]
+    assert (stays.code, stays.message) == (reasons.NOT_MIGRATABLE, "VM off is SHUTOFF: Nova refuses to live-migrate"
+                                           " it (a drain with allow_cold would cold-migrate it)")
+
+
+def test_with_allow_cold_a_stopped_vm_is_cold_migrated_to_the_target_a_live_one_would_get():
+    snap = b.snapshot(_hosts(busy=(65536, 60.0), quiet=(65536, 10.0)),
+                      [_vm("running", "src"), _vm("off", "src", 16384, status="SHUTOFF"),
+                       _vm("pinned", "src", status="SHUTOFF", no_migr=True),
+                       _vm("suspended", "src", status="SUSPENDED"), _vm("stopping", "src", task_state="powering-off")])
+    plan = drain.plan_drain(snap, AppConfig(), b.agg_config(), "src", allow_cold=True)
+    assert [(mv.vm_id, mv.action, mv.target) for mv in plan.moves] == [
+        ("off", drain.COLD_MIGRATE, "quiet"), ("running", drain.LIVE_MIGRATE, "quiet")]
+    assert {r.vm_id: r.code for r in plan.reasons if r.vm_id} == {
+        "pinned": reasons.EXCLUDED_BY_METADATA, "suspended": reasons.NOT_MIGRATABLE,
+        "stopping": reasons.NOT_MIGRATABLE}
+    assert plan.reasons[0].message == ("drain of src: 1 VM(s) to live-migrate, 1 to cold-migrate (cold migration"
+                                       " allowed), 3 stay (see their reasons)")
+    assert dict(plan.reasons[0].details) == {"moving": 2, "staying": 3, "cold": 1, "allow_cold": True}
+
+
+def test_a_cold_round_moves_the_vms_whose_live_migration_failed_even_to_the_host_it_failed_to():
+    snap = b.snapshot(_hosts(quiet=(65536, 10.0)),
+                      [_vm("failed", "src"), _vm("paused", "src", status="PAUSED"), _vm("other", "src")])
+    failed = frozenset({"failed", "paused"})
+    plan = drain.plan_drain(snap, AppConfig(), b.agg_config(), "src", allow_cold=True, live_failed=failed,
+                            only=failed, recent_failures={("failed", "quiet"): 100.0}, now_s=200.0)
+    assert [(mv.vm_id, mv.action, mv.target) for mv in plan.moves] == [("failed", drain.COLD_MIGRATE, "quiet")]
+    (paused,) = [r for r in plan.reasons if r.vm_id == "paused"]
+    assert paused.message == "VM paused is PAUSED: its live migration failed and Nova refuses to cold-migrate it"
+    assert not any(r.vm_id == "other" for r in plan.reasons)  # not in this round
+
+
+def test_a_cold_migration_that_just_failed_to_a_host_is_not_sent_there_again():
+    snap = b.snapshot(_hosts(quiet=(65536, 10.0)), [_vm("off", "src", status="SHUTOFF")])
+    plan = drain.plan_drain(snap, AppConfig(), b.agg_config(), "src", allow_cold=True,
+                            recent_cold_failures={("off", "quiet"): 100.0}, now_s=200.0)
+    assert plan.moves == ()
+    (stuck,) = [r for r in plan.reasons if r.code == reasons.NO_TARGET]
+    assert stuck.rejected_hosts == (("quiet", lb.RECENT_FAILURE, 1),)

@@ -79,7 +79,8 @@ def test_level_5_lifts_hosts_far_below_the_mean_never_raises_one_above_it_and_a_
     plan, after, again = _plans(5, seed)
     targets = {mv.target for mv in plan.moves}
     moved_after = {h.name: scoring.load_of(h).cpu_pct for h in after.hypervisors}
-    floor = mean - settings.LB_BALANCE_FLOOR_PCT
+    # the pass reads the mean once the relief has moved, which moves across capacities shift
+    floor = min(mean, sum(moved_after.values()) / len(moved_after)) - settings.LB_BALANCE_FLOOR_PCT
     low = [n for n in before if before[n] < floor]
     assert low and [n for n in low if moved_after[n] < floor] == []
     assert all(moved_after[t] > before[t] for t in targets)
@@ -87,12 +88,14 @@ def test_level_5_lifts_hosts_far_below_the_mean_never_raises_one_above_it_and_a_
     assert again.moves == ()
 
 
-def test_level_5_evens_out_only_a_resource_spread_wider_than_half_the_band():
+def test_level_5_evens_out_only_a_resource_spread_wider_than_half_the_band_widest_first():
     config = _at_level("a", 5)
     flat_cpu = [scoring.Load(40.0, 20.0), scoring.Load(42.0, 80.0), scoring.Load(44.0, 50.0)]
-    assert lb.balance_measure(config, flat_cpu) == lb.MEASURES.index("ram")
-    assert lb.balance_measure(config, [scoring.Load(40.0, 50.0), scoring.Load(44.0, 52.0)]) is None
-    assert lb.balance_measure(_at_level("a", 4), flat_cpu) is None
+    assert lb.balance_measures(config, flat_cpu) == (lb.MEASURES.index("ram"),)
+    both = [scoring.Load(10.0, 20.0), scoring.Load(50.0, 80.0), scoring.Load(44.0, 50.0)]
+    assert lb.balance_measures(config, both) == (lb.MEASURES.index("ram"), lb.MEASURES.index("cpu"))
+    assert lb.balance_measures(config, [scoring.Load(40.0, 50.0), scoring.Load(44.0, 52.0)]) == ()
+    assert lb.balance_measures(_at_level("a", 4), flat_cpu) == ()
 
 
 def _cpu_sd(snap):

@@ -70,6 +70,8 @@ class DrainHypervisor(command.ShowOne):
     The host is ``draining`` until its moves end, then ``maintenance`` when empty, else
     ``drain_incomplete`` (the reason names the VMs left; the drain event says why each
     stayed). ``hypervisor restore`` returns it to service and cancels what has not started.
+    With ``--allow-cold`` (API 1.11) the VMs a live migration cannot move are cold-migrated:
+    stopped ones, and running ones whose live migration failed (powered off for the move).
     """
 
     def get_parser(self, prog_name):
@@ -77,10 +79,15 @@ class DrainHypervisor(command.ShowOne):
         parser.add_argument("name", metavar="<hypervisor>")
         parser.add_argument("--reason", required=True, metavar="<text>",
                             help="Why (e.g. the maintenance ticket); the compute service is disabled with it.")
+        parser.add_argument("--allow-cold", action="store_true",
+                            help="Cold-migrate (Nova's migrate, then confirm) the VMs a live migration cannot move:"
+                                 " stopped VMs, and running VMs whose live migration failed, which are powered off"
+                                 " for their move. Off by default: they stay and are named (API 1.11).")
         return parser
 
     def take_action(self, parsed_args):
-        return common.show(common.call(common.client(self).drain_hypervisor, parsed_args.name, parsed_args.reason))
+        return common.show(common.call(common.client(self).drain_hypervisor, parsed_args.name, parsed_args.reason,
+                                       allow_cold=parsed_args.allow_cold))
 
 
 class RestoreHypervisor(command.ShowOne):

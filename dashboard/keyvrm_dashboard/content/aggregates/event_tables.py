@@ -6,6 +6,8 @@ display name) and says how many and what will happen. ``manual_action`` is drawn
 "waiting for operator" badge: the operator's turn, not work in progress.
 """
 
+import functools
+
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
@@ -16,6 +18,7 @@ from horizon.tables import base as tables_base
 from keyvrm_dashboard import access
 from keyvrm_dashboard.api import keyvrm
 from keyvrm_dashboard import api_errors
+from keyvrm_dashboard import labels
 from keyvrm_dashboard import states
 
 LOAD_MEASURES = ('syn_score', 'cpu', 'ram', 'net')
@@ -67,15 +70,12 @@ def display_name(datum):
     return _("VM %(vm)s: %(move)s") % {'vm': datum['vm_id'], 'move': move_text(datum)}
 
 
-# What an operator reads for each status; manual_action is the operator's turn.
-STATUS_LABELS = {'created': _("queued"), 'running': _("running"), 'manual_action': _("waiting for operator"),
-                 'succeeded': _("succeeded"), 'failed': _("failed"), 'cancelled': _("cancelled")}
 WAITING_CLASS = 'keyvrm-waiting-operator'
 
 
 def status_label(status):
     """The status as a label: a badge for manual_action, a turning icon while it runs, else the word."""
-    label = STATUS_LABELS.get(status, status)
+    label = labels.label(labels.RECOMMENDATION_STATUSES, status)
     if status == states.MANUAL_ACTION:
         return format_html('<span class="label label-info {}">{}</span>', WAITING_CLASS, label)
     if status == 'running':
@@ -93,12 +93,12 @@ def latest_step(datum):
     if not line:
         return _("not started")
     text = line.get('error') or line.get('message')
-    step = '%s #%s' % (line['kind'], line['attempt'])
+    step = '%s #%s' % (labels.label(labels.OPERATION_KINDS, line['kind']), line['attempt'])
     return '%s: %s' % (step, text) if text else step
 
 
 class _ManualRecommendationAction(tables.BatchAction):
-    """Offered on the table to users who may change things, and on a row that waits for the operator.
+    """Offered on the table to users whom its ``policy_rules`` let, and on a row that waits for the operator.
 
     A confirmation (``keyvrm-confirm``: the event page's script) names each selected VM with
     its source and target, how many are selected and, in ``help_text``, what will happen.
@@ -109,14 +109,13 @@ class _ManualRecommendationAction(tables.BatchAction):
         return tuple(super().get_default_classes()) + ('keyvrm-confirm',)
 
     def allowed(self, request, datum=None):
-        if not access.may_change(request):
-            return False
         return datum is None or datum['status'] == states.MANUAL_ACTION
 
 
 class RunRecommendation(_ManualRecommendationAction):
     name = 'run'
     icon = 'play'
+    policy_rules = access.rules(access.RECOMMENDATION_RUN)
     help_text = _("KeyVRM queues each one and moves its VM from the source host to the target host, as listed;"
                   " the journal of each says how it went.")
 
@@ -135,6 +134,7 @@ class RunRecommendation(_ManualRecommendationAction):
 class CancelRecommendation(_ManualRecommendationAction):
     name = 'cancel'
     icon = 'remove'
+    policy_rules = access.rules(access.RECOMMENDATION_CANCEL)
     action_type = 'danger'
     help_text = _("Each VM stays where it is and the recommendation ends as cancelled; this cannot be undone.")
 
@@ -158,7 +158,7 @@ class RecommendationRow(tables.Row):
     """
 
     def can_be_selected(self, datum):
-        return datum['status'] == states.MANUAL_ACTION and access.may_change(self.table.request)
+        return datum['status'] == states.MANUAL_ACTION and self.table.may_run_or_cancel
 
     @property
     def status_class(self):
@@ -180,7 +180,8 @@ class RecommendationCell(tables_base.Cell):
 class RecommendationsTable(tables.DataTable):
     vm = tables.Column('vm_id', verbose_name=_("VM"),
                        link=lambda datum: reverse('horizon:admin:keyvrm_vms:detail', args=[datum['vm_id']]))
-    action = tables.Column('action', verbose_name=_("Action"))
+    action = tables.Column('action', verbose_name=_("Action"),
+                           display_choices=labels.choices(labels.RECOMMENDATION_ACTIONS))
     move = tables.Column(move_text, verbose_name=_("Source -> target"))
     ha_round = tables.Column('ha_round', verbose_name=_("Round"), empty_value='-')
     status = tables.Column('status', verbose_name=_("Status"), status=True,
@@ -190,13 +191,19 @@ class RecommendationsTable(tables.DataTable):
                                         help_text=_("The newest line of its journal; the link opens the journal."))
     source_load = tables.WrappingColumn(source_load, verbose_name=_("Source load before -> after"))
     target_load = tables.WrappingColumn(target_load, verbose_name=_("Target load before -> after"))
-    reason = tables.WrappingColumn('reason', verbose_name=_("Reason"), empty_value='')
+    reason = tables.Column('reason', verbose_name=_("Reason"), empty_value='')
 
     def get_object_id(self, datum):
         return datum['id']
 
     def get_object_display(self, datum):
         return display_name(datum) if datum else None
+
+    @functools.cached_property
+    def may_run_or_cancel(self):
+        """Whether KeyVRM's policy lets the user run or cancel recommendations (asked once per page)."""
+        return any(access.allowed(self.request, rule)
+                   for rule in (access.RECOMMENDATION_RUN, access.RECOMMENDATION_CANCEL))
 
     class Meta(object):
         name = 'recommendations'

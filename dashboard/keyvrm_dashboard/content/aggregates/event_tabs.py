@@ -15,6 +15,7 @@ from horizon.utils import functions as horizon_utils
 
 from keyvrm_dashboard.api import keyvrm
 from keyvrm_dashboard.content.aggregates import event_tables
+from keyvrm_dashboard import labels
 
 
 def recommendation_count(event):
@@ -30,7 +31,7 @@ def summary_of(event, known=None):
     later HA round added since the page was loaded with ``known`` of them, and the URL of
     the fragment that shows both parts again (it carries ``known``).
     """
-    counts = [(event_tables.STATUS_LABELS.get(status, status), count)
+    counts = [(labels.label(labels.RECOMMENDATION_STATUSES, status), count)
               for status, count in (event.get('recommendations') or {}).items()]
     total = recommendation_count(event)
     live_url = reverse('horizon:admin:keyvrm_aggregates:event_summary', args=[event['id']])

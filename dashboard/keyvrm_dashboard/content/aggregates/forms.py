@@ -15,8 +15,8 @@ FAILBACK_CHOICES = (('off', _("off")), ('recommend', _("recommend")), ('auto', _
 LB_LEVEL_CHOICES = (
     (1, _("1: only hosts at a ceiling, relieved to just under it")),
     (2, _("2: also a syn_score above 90%, relieved to 85%")),
-    (3, _("3 (default): hot spots, a syn_score above 80% relieved to 70%")),
-    (4, _("4: earlier, above 70% relieved to 60%, lower ceilings")),
+    (3, _("3 (default): hot spots, a syn_score above 80%, relieved to 70%")),
+    (4, _("4: earlier, above 70%, relieved to 60%, lower ceilings")),
     (5, _("5: balance, as 4 and hosts far above the aggregate's mean brought near it")),
 )
 
@@ -57,15 +57,15 @@ class EditAggregateForm(forms.SelfHandlingForm):
         label=_("LB level"), choices=LB_LEVEL_CHOICES, coerce=int,
         help_text=_("How hard LB works. Choosing a level sets the overload threshold, target max load and"
                     " ceilings below to the level's values (level 1: a host is overloaded only at a ceiling;"
-                    " 2: also above 90% syn_score, relieved to 85%; 3: above 80%, relieved to 70%;"
+                    " 2: also a syn_score above 90%, relieved to 85%; 3: above 80%, relieved to 70%;"
                     " 4: above 70%, relieved to"
                     " 60%, ceilings cpu 80, ram 90, net 85; 5: as 4, and a host more than 25 points above the"
                     " aggregate's mean is relieved to near it), except those you change here at the same"
                     " time. Change a threshold later to override it: the list marks the level with *."))
     lb_period = forms.IntegerField(label=_("LB period (s)"), min_value=0)
-    lb_overload_threshold = forms.FloatField(label=_("Overload threshold (% syn_score)"), min_value=0,
+    lb_overload_threshold = forms.FloatField(label=_("Overload threshold (syn_score %)"), min_value=0,
                                              max_value=100)
-    lb_target_max_load = forms.FloatField(label=_("Target max load (% syn_score)"), min_value=0, max_value=100)
+    lb_target_max_load = forms.FloatField(label=_("Target max load (syn_score %)"), min_value=0, max_value=100)
     failback = forms.ChoiceField(
         label=_("Failback"), choices=FAILBACK_CHOICES,
         help_text=_("After one of its hosts is returned to service, the VMs KeyVRM's drains and HA evacuations"

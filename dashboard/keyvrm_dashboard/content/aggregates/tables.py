@@ -10,7 +10,9 @@ from keyvrmclient import states as api_states
 
 from keyvrm_dashboard import access
 from keyvrm_dashboard.api import keyvrm
+from keyvrm_dashboard import labels
 from keyvrm_dashboard import paging
+from keyvrm_dashboard import reason_groups
 from keyvrm_dashboard import states
 from keyvrm_dashboard.templatetags import keyvrm_time
 
@@ -74,10 +76,7 @@ class EditAggregate(tables.LinkAction):
     url = 'horizon:admin:keyvrm_aggregates:edit'
     classes = ('ajax-modal',)
     icon = 'pencil'
-
-    def allowed(self, request, datum=None):
-        """Only for users who may change KeyVRM's config (a reader sees no button)."""
-        return access.may_change(request)
+    policy_rules = access.rules(access.AGGREGATE_UPDATE)
 
     def get_link_url(self, datum=None):
         """The form, carrying the index's zone and page so that Save comes back to them."""
@@ -93,8 +92,9 @@ class AggregatesTable(paging.PagedTable, tables.DataTable):
     no_op_mode = tables.Column('no_op_mode', verbose_name=_("NOOP"), filters=(yes_no,))
     no_op_reason = tables.WrappingColumn('no_op_reason', verbose_name=_("NOOP reason"))
     last_state = tables.Column('last_event_state', verbose_name=_("Last event state"), status=True,
-                               status_choices=states.EVENT_STATE_COLOURS, empty_value=_("(none)"))
-    last_outcome = tables.WrappingColumn('last_outcome', verbose_name=_("Last outcome"))
+                               status_choices=states.EVENT_STATE_COLOURS, empty_value=_("(none)"),
+                               display_choices=labels.choices(labels.EVENT_STATES))
+    last_outcome = tables.Column('last_outcome', verbose_name=_("Last outcome"))
     failover = tables.Column(failover_of, verbose_name=_("Failover tolerance/reserve"), empty_value='',
                              help_text=_("How many host failures the last cycle found HA absorbs, against the"
                                          " aggregate's failover reserve"))
@@ -130,9 +130,9 @@ class EventFilter(paging.ServerFilter):
     name = 'filter_keyvrm_events'
     filter_choices = (('kind', _("Kind ="), True), ('status', _("Status ="), True), ('state', _("State ="), True),
                       ('since', _("Created since"), True, _("A date, or a date and time, in your time zone")))
-    values = {'kind': paging.one_of(_("Kind"), api_states.EVENT_KINDS),
-              'status': paging.one_of(_("Status"), api_states.EVENT_STATUSES),
-              'state': paging.one_of(_("State"), api_states.EVENT_STATES),
+    values = {'kind': paging.one_of(_("Kind"), api_states.EVENT_KINDS, labels.EVENT_KINDS),
+              'status': paging.one_of(_("Status"), api_states.EVENT_STATUSES, labels.EVENT_STATUSES),
+              'state': paging.one_of(_("State"), api_states.EVENT_STATES, labels.EVENT_STATES),
               'since': paging.since_value}
 
 
@@ -149,11 +149,13 @@ class _OnTheAggregatePage(object):
 
 class EventsTable(_OnTheAggregatePage, paging.PagedTable, tables.DataTable):
     id = tables.Column('id', verbose_name=_("ID"), link=event_url)
-    kind = tables.Column('kind', verbose_name=_("Kind"))
-    status = tables.Column('status', verbose_name=_("Status"), status=True, status_choices=states.EVENT_STATUS_DONE)
+    kind = tables.Column('kind', verbose_name=_("Kind"), display_choices=labels.choices(labels.EVENT_KINDS))
+    status = tables.Column('status', verbose_name=_("Status"), status=True, status_choices=states.EVENT_STATUS_DONE,
+                           display_choices=labels.choices(labels.EVENT_STATUSES))
     marker = tables.Column('marker', verbose_name=_("Marker"))
-    state = tables.Column('state', verbose_name=_("State"), empty_value='-')
-    reason = tables.WrappingColumn('reason', verbose_name=_("Reason"), empty_value='')
+    state = tables.Column('state', verbose_name=_("State"), empty_value='-',
+                          display_choices=labels.choices(labels.EVENT_STATES))
+    reason = tables.Column(reason_groups.summary_line, verbose_name=_("Reason"), empty_value='')
     created = tables.Column('created_at', verbose_name=_("Created"), filters=(keyvrm_time.time_html,))
 
     def get_object_id(self, datum):
@@ -172,9 +174,9 @@ class EventsTable(_OnTheAggregatePage, paging.PagedTable, tables.DataTable):
 class AggregateHostsTable(_OnTheAggregatePage, paging.PagedTable, tables.DataTable):
     host = tables.Column('host', verbose_name=_("Host"))
     state = tables.Column('state', verbose_name=_("KeyVRM state"), status=True,
-                          status_choices=states.HOST_STATE_COLOURS)
+                          status_choices=states.HOST_STATE_COLOURS, display_choices=labels.choices(labels.HOST_STATES))
     since = tables.Column('state_since', verbose_name=_("Since"), filters=(keyvrm_time.time_html,))
-    reason = tables.WrappingColumn('reason', verbose_name=_("Why"), empty_value='')
+    reason = tables.Column('reason', verbose_name=_("Why"), empty_value='')
 
     def get_object_id(self, datum):
         return datum['host']

@@ -110,7 +110,7 @@ class EventPageTests(kv_helpers.AdminTestCase):
         self.answer(recommendations=data.many_recommendations(3))
         res = self.client.get(EVENT_URL)
         journal = reverse('horizon:admin:keyvrm_aggregates:recommendation', args=['ev-1', 'rec-01'])
-        self.assertContains(res, '<a href="%s" >execute #2: live_migrate accepted as migration 9</a>' % journal,
+        self.assertContains(res, '<a href="%s" >execution #2: live_migrate accepted as migration 9</a>' % journal,
                             html=False)
         self.assertContains(res, 'not started')
         self.assertContains(res, 'syn_score 81.5% -&gt; 66.0%, cpu 91.2% -&gt; 70.0%')
@@ -271,7 +271,7 @@ class EventLiveRefreshTests(kv_helpers.AdminTestCase):
         self.assertContains(res, '<dd id="keyvrm-event-status">completed</dd>', html=False)
         self.assertContains(res, '<dd id="keyvrm-event-state">healthy</dd>', html=False)
         self.assertContains(res, '<dd id="keyvrm-event-recommendations">1 succeeded, 1 cancelled</dd>', html=False)
-        self.assertIn('>done</pre>', res.content.decode())
+        self.assertContains(res, '<p class="keyvrm-reason-text">done</p>', html=False)
         self.assertIn('data-keyvrm-final="true"', live_part(res, 'keyvrm-event'))
         self.mock_event_get.assert_called_once_with(helpers.IsHttpRequest(), 'ev-1')
 

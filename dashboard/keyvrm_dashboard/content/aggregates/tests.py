@@ -174,7 +174,7 @@ class AdminAggregatesTests(IndexAnswers, kv_helpers.AdminTestCase):
             400, 'invalid_field', 'must be below lb_overload_threshold (80)', field='lb_target_max_load')
         res = self.client.post(EDIT_URL, edit_post(lb_target_max_load=90))
         self.assertEqual(200, res.status_code)
-        self.assertEqual(['must be below lb_overload_threshold (80)'],
+        self.assertEqual(['Target max load (syn_score %): must be below lb_overload_threshold (80)'],
                          res.context['form'].errors['lb_target_max_load'])
 
     @helpers.create_mocks({keyvrm: ['aggregate_get', 'aggregate_update']})
@@ -183,7 +183,7 @@ class AdminAggregatesTests(IndexAnswers, kv_helpers.AdminTestCase):
         self.mock_aggregate_update.side_effect = keyvrm.ClientError(
             400, 'invalid_field', 'weights must not all be 0', field='lb_weights.cpu')
         res = self.client.post(EDIT_URL, edit_post(lb_weight_cpu=0))
-        self.assertEqual(['weights must not all be 0'], res.context['form'].errors['lb_weight_cpu'])
+        self.assertEqual(['Weight of cpu: weights must not all be 0'], res.context['form'].errors['lb_weight_cpu'])
 
     @helpers.create_mocks({keyvrm: ['aggregate_get', 'aggregate_update']})
     def test_edit_refuses_noop_on_without_reason(self):
@@ -213,7 +213,9 @@ class AdminAggregatesTests(IndexAnswers, kv_helpers.AdminTestCase):
     @helpers.create_mocks({keyvrm: DETAIL_CALLS})
     def test_detail_shows_the_aggregates_own_latest_outcome_from_the_api_and_reads_no_cycle(self):
         latest = {'cycle_id': 9, 'cycle_status': 'completed', 'finished_at': '2026-12-04T00:20:02Z',
-                  'outcomes': [dict(data.copied(data.CYCLE['outcomes'][0]), aggregate_name='agg-b', kind='NOOP')],
+                  'outcomes': [{'aggregate_name': 'agg-b', 'kind': 'NOOP', 'reason_code': 'noop',
+                                'reasons': [data.reason('noop', 'aggregate agg-b is in NOOP mode: maintenance CHG-42')],
+                                'more_reasons': {}, 'ran_at': '2026-12-04T00:20:01Z', 'next_run_at': None}],
                   'events': []}
         self.mock_aggregate_get.return_value = dict(data.copied(data.NOOP_AGGREGATE), latest_outcome=latest)
         self.mock_aggregate_load.return_value = data.copied(data.NO_SNAPSHOT_LOAD)
@@ -222,7 +224,10 @@ class AdminAggregatesTests(IndexAnswers, kv_helpers.AdminTestCase):
         res = self.client.get(reverse('horizon:admin:keyvrm_aggregates:detail', args=['agg-b']))
         self.assertContains(res, 'Cycle 9 (completed, finished <span class="keyvrm-time"'
                                  ' title="2026-12-04 00:20:02 UTC"', html=False)
-        self.assertContains(res, '<strong>NOOP</strong> noop: aggregate in NOOP: maintenance CHG-42', html=False)
+        self.assertContains(res, '<strong class="keyvrm-reason-heading">Aggregate in NOOP</strong> <code>noop</code>:'
+                                 ' aggregate agg-b is in NOOP mode: maintenance CHG-42', html=False)
+        # the guide's fix (aggregate set --no-noop) is the aggregate's Edit configuration, next to the line
+        self.assertContains(res, 'href="%s"' % reverse('horizon:admin:keyvrm_aggregates:edit', args=['agg-b']))
 
     def detail_with_load(self, load):
         """agg-b's page (no events, no cycle) with ``load`` as the API's per-host load."""
@@ -284,8 +289,8 @@ class ReaderAggregatesTests(IndexAnswers, kv_helpers.ReaderTestCase):
     @helpers.create_mocks({keyvrm: ['aggregate_get', 'aggregate_update']})
     def test_reader_cannot_post_the_edit_form(self):
         self.mock_aggregate_get.return_value = data.copied(data.AGGREGATE)
-        res = self.client.post(EDIT_URL, edit_post(no_op_mode='on', no_op_reason='x'))
-        self.assertNotEqual(200, res.status_code)
+        self.assertNotAuthorized(self.client.get(EDIT_URL))
+        self.assertNotAuthorized(self.client.post(EDIT_URL, edit_post(no_op_mode='on', no_op_reason='x')))
         self.mock_aggregate_update.assert_not_called()
 
 

@@ -197,9 +197,10 @@ class LiveView(paging.PagedView, tables.MultiTableView):
         return context
 
 
-class EditView(access.ChangersOnly, forms.ModalFormView):
+class EditView(access.PolicyRequired, forms.ModalFormView):
     """The modal Edit configuration form of one aggregate; Save goes back to the index's zone and page."""
 
+    policy_rules = access.rules(access.AGGREGATE_UPDATE)
     form_class = aggregate_forms.EditAggregateForm
     form_id = 'edit_aggregate_form'
     template_name = 'admin/keyvrm_aggregates/edit.html'

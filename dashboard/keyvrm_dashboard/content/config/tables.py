@@ -3,6 +3,7 @@
 from django.utils.translation import gettext_lazy as _
 from horizon import tables
 
+from keyvrm_dashboard.content.config import forms as config_forms
 from keyvrm_dashboard.templatetags import keyvrm_time
 
 
@@ -12,8 +13,8 @@ class ConfigAuditTable(tables.DataTable):
     scope = tables.Column('scope', verbose_name=_("Scope"))
     target = tables.Column('target', verbose_name=_("Target"), empty_value='-')
     field = tables.Column('field', verbose_name=_("Field"))
-    old_value = tables.WrappingColumn('old_value', verbose_name=_("Old value"))
-    new_value = tables.WrappingColumn('new_value', verbose_name=_("New value"))
+    old_value = tables.WrappingColumn('old_value', verbose_name=_("Old value"), filters=(config_forms.value_text,))
+    new_value = tables.WrappingColumn('new_value', verbose_name=_("New value"), filters=(config_forms.value_text,))
 
     def get_object_id(self, datum):
         return '%s-%s-%s-%s' % (datum['changed_at'], datum['scope'], datum.get('target') or '', datum['field'])

@@ -47,12 +47,51 @@ class AdminConfigTests(kv_helpers.AdminTestCase):
                                                         ha_fence_interfaces=['bond0', 'eth1'])
 
     @helpers.create_mocks({keyvrm: ['config_get', 'config_update']})
-    def test_edit_shows_api_400_on_the_field_it_names(self):
+    def test_edit_shows_an_api_schema_refusal_on_its_field_in_words_naming_the_field(self):
         self.mock_config_get.return_value = data.copied(data.CONFIG)
         self.mock_config_update.side_effect = keyvrm.ClientError(
-            400, 'invalid_field', "unknown filter 'NoSuchFilter'", field='nova_filters/0')
-        res = self.client.post(EDIT_URL, config_post(nova_filters='NoSuchFilter'))
-        self.assertEqual(["unknown filter 'NoSuchFilter'"], res.context['form'].errors['nova_filters'])
+            400, 'invalid_field',
+            "nova_filters.1: 'NUMATopologyFilter' is not one of ['ComputeFilter', 'SameHostFilter']",
+            field='nova_filters.1')
+        res = self.client.post(EDIT_URL, config_post(nova_filters=['ComputeFilter', 'NUMATopologyFilter']))
+        self.assertEqual(["Nova filters: 'NUMATopologyFilter' is not a value KeyVRM accepts"],
+                         res.context['form'].errors['nova_filters'])
+        self.mock_config_update.side_effect = keyvrm.ClientError(
+            400, 'invalid_field', 'ha_power_check_timeout: 0 is less than the minimum of 1',
+            field='ha_power_check_timeout')
+        res = self.client.post(EDIT_URL, config_post(ha_power_check_timeout=5))
+        self.assertEqual(['BMC power-off confirmation timeout (s): at least 1'],
+                         res.context['form'].errors['ha_power_check_timeout'])
+
+    @helpers.create_mocks({keyvrm: ['config_get', 'config_update']})
+    def test_nova_filters_are_a_choice_of_the_known_filters_sent_as_a_list(self):
+        self.mock_config_get.return_value = data.copied(data.CONFIG)
+        res = self.client.get(EDIT_URL)
+        self.assertContains(res, 'type="checkbox" name="nova_filters" value="NUMATopologyFilter"', html=False)
+        self.assertContains(res, 'type="checkbox" name="enabled"', html=False)
+        res = self.client.post(EDIT_URL, config_post(nova_filters=['NoSuchFilter']))
+        self.assertIn('nova_filters', res.context['form'].errors)
+        self.mock_config_update.assert_not_called()
+        res = self.client.post(EDIT_URL, config_post(nova_filters=['ComputeFilter', 'NUMATopologyFilter'],
+                                                     ha_fence_interfaces='bond0\neth1'))
+        self.assertNoFormErrors(res)
+        self.mock_config_update.assert_called_once_with(
+            helpers.IsHttpRequest(), nova_filters=['ComputeFilter', 'NUMATopologyFilter'],
+            ha_fence_interfaces=['bond0', 'eth1'])
+
+    @helpers.create_mocks({keyvrm: ['config_get', 'config_audit_list']})
+    def test_index_shows_booleans_as_yes_no_and_lists_one_item_a_line_never_as_reprs(self):
+        self.mock_config_get.return_value = data.copied(data.CONFIG)
+        self.mock_config_audit_list.return_value = data.copied(data.AUDIT)
+        res = self.client.get(INDEX_URL)
+        self.assertContains(res, '<li>ComputeFilter</li><li>ServerGroupAntiAffinityFilter</li>', html=False)
+        self.assertContains(res, '<code>enabled</code></td><td><ul class="list-unstyled"><li>Yes</li>', html=False)
+        self.assertContains(res, '<code>ha_fence_interfaces</code></td><td><ul class="list-unstyled"><li>(none)</li>',
+                            html=False)
+        for repr_ in ("True", "False", "['ComputeFilter'", "[]"):
+            self.assertNotContains(res, '<li>%s' % repr_, html=False)
+        self.assertEqual(['No', 'Yes'], [str(res.context['table'].get_rows()[0].cells[name].data)
+                                         for name in ('old_value', 'new_value')])
 
 
 class ReaderConfigTests(kv_helpers.ReaderTestCase):
@@ -64,6 +103,6 @@ class ReaderConfigTests(kv_helpers.ReaderTestCase):
         res = self.client.get(INDEX_URL)
         self.assertContains(res, 'id="keyvrm-config-period"')
         self.assertNotContains(res, 'keyvrm-config-edit')
-        res = self.client.post(EDIT_URL, config_post(period=120))
-        self.assertNotEqual(200, res.status_code)
+        self.assertNotAuthorized(self.client.get(EDIT_URL))
+        self.assertNotAuthorized(self.client.post(EDIT_URL, config_post(period=120)))
         self.mock_config_update.assert_not_called()

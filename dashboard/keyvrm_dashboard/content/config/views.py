@@ -36,12 +36,14 @@ class IndexView(tables.DataTableView):
             exceptions.handle(self.request, _("Unable to retrieve KeyVRM's global configuration."))
             config = {}
         labels = config_forms.GlobalConfigForm.base_fields
-        context['config_rows'] = [(name, labels[name].label, config[name]) for name in labels if name in config]
-        context['may_change'] = access.may_change(self.request)
+        context['config_rows'] = [(name, labels[name].label, config_forms.shown_items(config[name]))
+                                  for name in labels if name in config]
+        context['may_change'] = access.allowed(self.request, access.CONFIG_UPDATE)
         return context
 
 
-class EditView(access.ChangersOnly, forms.ModalFormView):
+class EditView(access.PolicyRequired, forms.ModalFormView):
+    policy_rules = access.rules(access.CONFIG_UPDATE)
     form_class = config_forms.GlobalConfigForm
     form_id = 'edit_config_form'
     template_name = 'admin/keyvrm_config/edit.html'

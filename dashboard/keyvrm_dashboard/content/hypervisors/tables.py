@@ -12,6 +12,7 @@ from keyvrmclient import states as api_states
 from keyvrm_dashboard import access
 from keyvrm_dashboard.api import keyvrm
 from keyvrm_dashboard import api_errors
+from keyvrm_dashboard import labels
 from keyvrm_dashboard import paging
 from keyvrm_dashboard import states
 from keyvrm_dashboard.templatetags import keyvrm_time
@@ -22,9 +23,10 @@ def service_text(datum):
     service = datum.get('service')
     if not service:
         return '-'
-    text = '%s/%s' % (service['state'], service['status'])
+    text = '%s/%s' % (labels.label(labels.SERVICE_STATES, service['state']),
+                      labels.label(labels.SERVICE_STATUSES, service['status']))
     if service.get('forced_down'):
-        text += ' forced down'
+        text += ' %s' % _("forced down")
     if service.get('disabled_reason'):
         text += ' (%s)' % service['disabled_reason']
     return text
@@ -46,15 +48,17 @@ class DrainHost(tables.LinkAction):
     url = 'horizon:admin:keyvrm_hypervisors:drain'
     classes = ('ajax-modal',)
     icon = 'sign-out'
+    policy_rules = access.rules(access.HYPERVISOR_DRAIN)
 
     def allowed(self, request, datum=None):
-        """Offered on an ok host (the only state the API drains), to users who may change things."""
-        return access.may_change(request) and datum is not None and datum.get('state') == 'ok'
+        """Offered on an ok host (the only state the API drains)."""
+        return datum is not None and datum.get('state') == 'ok'
 
 
 class ReturnToService(tables.BatchAction):
     name = 'restore'
     icon = 'repeat'
+    policy_rules = access.rules(access.HYPERVISOR_RESTORE)
     help_text = _("KeyVRM enables the host's compute service again and, on a draining host, cancels the"
                   " drain's moves that have not started.")
 
@@ -67,11 +71,11 @@ class ReturnToService(tables.BatchAction):
         return ngettext_lazy("Returned to Service", "Returned to Service", count)
 
     def allowed(self, request, datum=None):
-        """Offered on a host KeyVRM says may be restored, to users who may change things.
+        """Offered on a host KeyVRM says may be restored.
 
         The API's ``restorable``: fenced, maintenance, error, draining and drain_incomplete hosts.
         """
-        return access.may_change(request) and datum is not None and bool(datum.get('restorable'))
+        return datum is not None and bool(datum.get('restorable'))
 
     def action(self, request, obj_id):
         api_errors.called_showing_detail(request, keyvrm.hypervisor_restore, obj_id)
@@ -101,7 +105,7 @@ class HypervisorFilter(paging.ServerFilter):
     name = 'filter_keyvrm_hypervisors'
     filter_choices = (('state', _("KeyVRM state ="), True), ('aggregate', _("Aggregate ="), True),
                       ('availability_zone', _("Availability zone ="), True))
-    values = {'state': paging.one_of(_("KeyVRM state"), api_states.HYPERVISOR_STATES)}
+    values = {'state': paging.one_of(_("KeyVRM state"), api_states.HYPERVISOR_STATES, labels.HOST_STATES)}
 
 
 class HypervisorsTable(paging.PagedTable, tables.DataTable):
@@ -109,9 +113,9 @@ class HypervisorsTable(paging.PagedTable, tables.DataTable):
     availability_zone = tables.Column('availability_zone', verbose_name=_("Availability zone"), empty_value='-')
     aggregates = tables.Column('aggregates', verbose_name=_("Aggregates"), filters=(', '.join,))
     state = tables.Column('state', verbose_name=_("KeyVRM state"), status=True,
-                          status_choices=states.HOST_STATE_COLOURS)
+                          status_choices=states.HOST_STATE_COLOURS, display_choices=labels.choices(labels.HOST_STATES))
     since = tables.Column('state_since', verbose_name=_("Since"), filters=(keyvrm_time.time_html,))
-    reason = tables.WrappingColumn('reason', verbose_name=_("Why"), empty_value='')
+    reason = tables.Column('reason', verbose_name=_("Why"), empty_value='')
     event = tables.Column('event_id', verbose_name=_("Event"), link=event_link, empty_value='-')
     service = tables.Column(service_text, verbose_name=_("Compute service"))
 

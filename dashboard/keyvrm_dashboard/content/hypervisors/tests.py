@@ -120,6 +120,10 @@ class AdminHypervisorsTests(kv_helpers.AdminTestCase):
         res = self.client.get(DRAIN_URL)
         self.assertContains(res, 'live-migrated to the host LB would choose')
         self.assertContains(res, 'e.g. the maintenance ticket')
+        self.assertContains(res, 'Allow cold migration')
+        self.assertContains(res, 'name="allow_cold"')
+        self.assertFalse(res.context['form']['allow_cold'].value())  # off by default
+        self.assertContains(res, 'powered off for their move')
 
     @helpers.create_mocks({keyvrm: ['hypervisor_drain']})
     def test_drain_calls_the_api_with_host_and_reason(self):
@@ -128,7 +132,16 @@ class AdminHypervisorsTests(kv_helpers.AdminTestCase):
         self.assertNoFormErrors(res)
         self.assertRedirectsNoFollow(res, INDEX_URL)
         self.assertMessageCount(success=1)
-        self.mock_hypervisor_drain.assert_called_once_with(helpers.IsHttpRequest(), 'cmp-1', 'CHG-1042 new DIMMs')
+        self.mock_hypervisor_drain.assert_called_once_with(helpers.IsHttpRequest(), 'cmp-1', 'CHG-1042 new DIMMs',
+                                                           allow_cold=False)
+
+    @helpers.create_mocks({keyvrm: ['hypervisor_drain']})
+    def test_drain_with_allow_cold_checked_asks_the_api_to_allow_cold_migration(self):
+        self.mock_hypervisor_drain.return_value = dict(data.copied(data.DRAINING_HYPERVISOR), host='cmp-1')
+        res = self.client.post(DRAIN_URL, {'host': 'cmp-1', 'reason': 'CHG-30', 'allow_cold': 'on'})
+        self.assertNoFormErrors(res)
+        self.mock_hypervisor_drain.assert_called_once_with(helpers.IsHttpRequest(), 'cmp-1', 'CHG-30',
+                                                           allow_cold=True)
 
     @helpers.create_mocks({keyvrm: ['hypervisor_drain']})
     def test_drain_refuses_an_empty_reason_without_calling_the_api(self):
@@ -153,7 +166,7 @@ class AdminHypervisorsTests(kv_helpers.AdminTestCase):
         self.mock_hypervisor_drain.side_effect = keyvrm.ClientError(
             400, 'invalid_field', 'a drain needs a reason (e.g. the maintenance ticket)', field='reason')
         res = self.client.post(DRAIN_URL, {'host': 'cmp-1', 'reason': 'x'})
-        self.assertEqual(['a drain needs a reason (e.g. the maintenance ticket)'],
+        self.assertEqual(['Reason: a drain needs a reason (e.g. the maintenance ticket)'],
                          res.context['form'].errors['reason'])
 
 
@@ -174,8 +187,8 @@ class ReaderHypervisorsTests(kv_helpers.ReaderTestCase):
         res = self.client.get(INDEX_URL)
         self.assertContains(res, 'cmp-1')
         self.assertNotContains(res, '__action_drain')
-        res = self.client.post(DRAIN_URL, {'host': 'cmp-1', 'reason': 'CHG-1042'})
-        self.assertNotEqual(200, res.status_code)
+        self.assertNotAuthorized(self.client.get(DRAIN_URL))
+        self.assertNotAuthorized(self.client.post(DRAIN_URL, {'host': 'cmp-1', 'reason': 'CHG-1042'}))
         self.mock_hypervisor_drain.assert_not_called()
 
 

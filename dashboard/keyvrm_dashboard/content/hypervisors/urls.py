@@ -1,4 +1,5 @@
-"""URLs of the Hypervisors panel (index; a host's detail; drain: a host's Drain form)."""
+"""URLs of the Hypervisors panel (index; a host's detail; drain and restore: a host's Drain and Return to service
+forms)."""
 
 from django.urls import re_path
 
@@ -8,4 +9,5 @@ urlpatterns = [
     re_path(r'^$', views.IndexView.as_view(), name='index'),
     re_path(r'^(?P<host>[^/]+)/$', views.DetailView.as_view(), name='detail'),
     re_path(r'^(?P<host>[^/]+)/drain/$', views.DrainView.as_view(), name='drain'),
+    re_path(r'^(?P<host>[^/]+)/restore/$', views.RestoreView.as_view(), name='restore'),
 ]

@@ -1,4 +1,5 @@
-"""The Hypervisors panel's views: a page of KeyVRM's hypervisors, filtered, a host's detail, its Drain form (admins)."""
+"""The Hypervisors panel's views: a page of KeyVRM's hypervisors, filtered; a host's detail; its Drain and Return to
+service forms (admins only)."""
 
 from django.urls import reverse
 from django.urls import reverse_lazy
@@ -81,17 +82,10 @@ class DetailView(tables.DataTableView):
         return context
 
 
-class DrainView(access.ChangersOnly, forms.ModalFormView):
-    """The modal Drain form of one host (the API refuses a host that is not ok)."""
+class _HostModal(access.PolicyRequired, forms.ModalFormView):
+    """A modal form about the URL's host, for users its ``policy_rules`` allow; done, the hypervisors list."""
 
-    form_class = hypervisor_forms.DrainHostForm
-    form_id = 'drain_hypervisor_form'
-    template_name = 'admin/keyvrm_hypervisors/drain.html'
-    modal_header = _("Drain host")
-    submit_label = _("Drain")
-    submit_url = 'horizon:admin:keyvrm_hypervisors:drain'
     success_url = INDEX_URL
-    page_title = _("Drain host")
 
     def get_initial(self):
         return {'host': self.kwargs['host']}
@@ -101,3 +95,29 @@ class DrainView(access.ChangersOnly, forms.ModalFormView):
         context['submit_url'] = reverse(self.submit_url, args=[self.kwargs['host']])
         context['host'] = self.kwargs['host']
         return context
+
+
+class DrainView(_HostModal):
+    """The modal Drain form of one host (the API refuses a host that is not ok)."""
+
+    policy_rules = access.rules(access.HYPERVISOR_DRAIN)
+    form_class = hypervisor_forms.DrainHostForm
+    form_id = 'drain_hypervisor_form'
+    template_name = 'admin/keyvrm_hypervisors/drain.html'
+    modal_header = _("Drain host")
+    submit_label = _("Drain")
+    submit_url = 'horizon:admin:keyvrm_hypervisors:drain'
+    page_title = _("Drain host")
+
+
+class RestoreView(_HostModal):
+    """The modal Return to service form of one host, opened from a reason naming it (the API may refuse it)."""
+
+    policy_rules = access.rules(access.HYPERVISOR_RESTORE)
+    form_class = hypervisor_forms.RestoreHostForm
+    form_id = 'restore_hypervisor_form'
+    template_name = 'admin/keyvrm_hypervisors/restore.html'
+    modal_header = _("Return to service")
+    submit_label = _("Return to service")
+    submit_url = 'horizon:admin:keyvrm_hypervisors:restore'
+    page_title = _("Return to service")

@@ -5,6 +5,7 @@ from django.utils.translation import gettext_lazy as _
 from horizon import tables
 
 from keyvrm_dashboard import access
+from keyvrm_dashboard import labels
 from keyvrm_dashboard import paging
 from keyvrm_dashboard import states
 from keyvrm_dashboard.templatetags import keyvrm_time
@@ -18,7 +19,8 @@ def vm_url(datum):
 
 def state_of(datum):
     """The transition the VM is in, else the failure its last one left, else ''."""
-    return datum.get('transitional_state') or datum.get('failure_state') or ''
+    state = datum.get('transitional_state') or datum.get('failure_state')
+    return labels.label(labels.VM_STATES, state) if state else ''
 
 
 def status_on_host(status, host):
@@ -48,7 +50,7 @@ class VMFilter(paging.ServerFilter):
 
     name = 'filter_keyvrm_vms'
     filter_choices = (('locked', _("Locked ="), True, _("yes or no")), ('state', _("State ="), True))
-    values = {'locked': paging.yes_no_value, 'state': paging.one_of(_("State"), states.VM_STATES)}
+    values = {'locked': paging.yes_no_value, 'state': paging.one_of(_("State"), states.VM_STATES, labels.VM_STATES)}
 
 
 class UnlockVM(tables.LinkAction):
@@ -57,10 +59,11 @@ class UnlockVM(tables.LinkAction):
     url = 'horizon:admin:keyvrm_vms:unlock'
     classes = ('ajax-modal', 'btn-danger')
     icon = 'unlock'
+    policy_rules = access.rules(access.VM_UNLOCK)
 
     def allowed(self, request, datum=None):
-        """Offered on a locked VM, to users who may change things (the form asks for confirmation)."""
-        return access.may_change(request) and datum is not None and bool(datum.get('locked'))
+        """Offered on a locked VM (the form asks for confirmation)."""
+        return datum is not None and bool(datum.get('locked'))
 
 
 class VMsTable(paging.PagedTable, tables.DataTable):
@@ -86,7 +89,8 @@ class VMsTable(paging.PagedTable, tables.DataTable):
 class VMHistoryTable(tables.DataTable):
     started_at = tables.Column('started_at', verbose_name=_("Started"), filters=(keyvrm_time.time_html,))
     action = tables.Column('action', verbose_name=_("Action"))
-    status = tables.Column('status', verbose_name=_("Status"), status=True, status_choices=HISTORY_STATUS_COLOURS)
+    status = tables.Column('status', verbose_name=_("Status"), status=True, status_choices=HISTORY_STATUS_COLOURS,
+                           display_choices=labels.choices(labels.HISTORY_STATUSES))
     message = tables.WrappingColumn('message', verbose_name=_("Message"), empty_value='')
     finished_at = tables.Column('finished_at', verbose_name=_("Finished"), filters=(keyvrm_time.time_html,))
     duration_s = tables.Column('duration_s', verbose_name=_("Duration"), filters=(keyvrm_time.duration_text,))

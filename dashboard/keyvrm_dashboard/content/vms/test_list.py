@@ -28,7 +28,7 @@ class VMListTests(kv_helpers.AdminTestCase):
         self.assertContains(res, 'href="?marker=vm-019"', html=False)
         self.assertContains(res, 'id="find_vm_form"')  # the lookup by UUID stays on the page
         self.assertContains(res, 'href="%s"' % reverse('horizon:admin:keyvrm_vms:detail', args=['vm-000']))
-        self.assertContains(res, 'migration_failed')
+        self.assertContains(res, 'migration failed')
 
     @helpers.create_mocks({keyvrm: ['vm_list']})
     def test_the_locked_filter_sends_a_boolean_and_the_state_filter_a_known_state(self):

@@ -59,6 +59,6 @@ class ReaderVMTests(kv_helpers.ReaderTestCase):
         res = self.client.get(DETAIL_URL)
         self.assertContains(res, 'migrating')
         self.assertNotContains(res, 'keyvrm-vm-unlock')
-        res = self.client.post(UNLOCK_URL, {'vm_id': 'vm-1'})
-        self.assertNotEqual(200, res.status_code)
+        self.assertNotAuthorized(self.client.get(UNLOCK_URL))
+        self.assertNotAuthorized(self.client.post(UNLOCK_URL, {'vm_id': 'vm-1'}))
         self.mock_vm_unlock.assert_not_called()

@@ -83,11 +83,12 @@ class DetailView(tables.DataTableView):
         except Exception:
             exceptions.handle(self.request, _("Unable to retrieve VM %s.") % self.kwargs['vm_id'])
             context['vm'] = None
-        context['may_unlock'] = access.may_change(self.request)
+        context['may_unlock'] = access.allowed(self.request, access.VM_UNLOCK)
         return context
 
 
-class UnlockView(access.ChangersOnly, forms.ModalFormView):
+class UnlockView(access.PolicyRequired, forms.ModalFormView):
+    policy_rules = access.rules(access.VM_UNLOCK)
     form_class = vm_forms.UnlockVMForm
     form_id = 'unlock_vm_form'
     template_name = 'admin/keyvrm_vms/unlock.html'

@@ -22,7 +22,7 @@ API_VERSION = "1"
 VERSION_HEADER = "OpenStack-API-Version"
 # The microversions whose responses this client reads, oldest first (the server's
 # keyvrm/api/rest_api_version_history.rst says what each changed).
-KNOWN_VERSIONS = ("1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7", "1.8", "1.9", "1.10", "1.11")
+KNOWN_VERSIONS = ("1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7", "1.8", "1.9", "1.10", "1.11", "1.12")
 REASON_LIST = "1.1"  # events' and cycle outcomes' reasons as entries (reasons, more_reasons), not text
 WHAT_IF = "1.3"  # POST /v1/aggregates/{name}/what-if
 FAILOVER = "1.4"  # GET /v1/aggregates/{name}/failover
@@ -34,6 +34,8 @@ LATEST_OPERATION = "1.9"  # recommendations carry latest_operation, their newest
 # GET /v1/vms; events' since; hypervisors' availability_zone and sort_dir; aggregates' sort_dir and host_count
 PORTAL_LISTS = "1.10"
 ALLOW_COLD = "1.11"  # a drain's allow_cold: cold-migrate what a live migration cannot move
+# hypervisors' fencing steps with method, outcome and RFC 3339 times; their service with seen_at
+FENCING_RECORD = "1.12"
 # The aggregate config fields a server accepts only from a microversion on.
 FIELDS_SINCE = {"lb_level": LB_LEVEL, "lb_persistence": LB_PERSISTENCE, "lb_min_gain": LB_PERSISTENCE,
                 "failback": DRAIN}

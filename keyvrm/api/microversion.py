@@ -35,6 +35,7 @@ VERSIONS = (
     "1.9",  # recommendations (list and show) carry latest_operation, their newest journal line
     "1.10",  # GET /v1/vms; events since; hypervisors by AZ; sort_dir of hosts and aggregates; host_count
     "1.11",  # POST /v1/hypervisors/{host}/drain takes allow_cold (cold-migrate what cannot be live-migrated)
+    "1.12",  # hypervisors: fencing steps with method and outcome, ISO 8601 times; service with seen_at
 )
 
 _NUMBER = re.compile(r"(0|[1-9][0-9]{0,5})\.(0|[1-9][0-9]{0,5})")
@@ -73,6 +74,7 @@ DRAIN = parse("1.8")
 LATEST_OPERATION = parse("1.9")
 PORTAL_LISTS = parse("1.10")
 ALLOW_COLD = parse("1.11")
+FENCING_RECORD = parse("1.12")
 
 
 def _asked(value):

@@ -106,6 +106,7 @@ busy_set = recommendations.busy_set
 page_recommendations = recommendations.page_recommendations
 request_recommendation_run = recommendations.request_recommendation_run
 request_recommendation_cancel = recommendations.request_recommendation_cancel
+cancel_unstarted = recommendations.cancel_unstarted
 recent_moves = recommendations.recent_moves
 recent_failed_migrations = recommendations.recent_failed_migrations
 moved_off = recommendations.moved_off

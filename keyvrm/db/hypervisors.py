@@ -72,7 +72,9 @@ def replace_hypervisors(db, snapshot_id, snapshot) -> int:
     DELETEs, then ``keyvrm.db.bulk``: COPY on PostgreSQL); on PostgreSQL the table is
     locked against another writer while readers go on reading the previous rows until
     the commit. A host listed
-    twice is written once (its last entry).
+    twice is written once (its last entry). A host the snapshot sees in no availability
+    zone keeps the zone its previous row had (Nova's zone list leaves out a host whose
+    compute service is disabled, as fencing leaves it, unless its aggregate names a zone).
     """
     if not snapshot.hypervisors:
         return 0
@@ -87,11 +89,22 @@ def replace_hypervisors(db, snapshot_id, snapshot) -> int:
         newest = session.execute(sa.select(sa.func.max(H.snapshot_id))).scalar()
         if newest is not None and newest > snapshot_id:
             return 0
+        _keep_zones(session, rows)
         session.execute(sa.delete(HA))
         session.execute(sa.delete(H))
         bulk.insert_rows(session, H.__table__, rows)
         bulk.insert_rows(session, HA.__table__, memberships)
     return len(rows)
+
+
+def _keep_zones(session, rows) -> None:
+    """Give each row without an availability zone the zone its host's current row has, if any."""
+    unzoned = {row["name"]: row for row in rows if row["availability_zone"] is None}
+    if not unzoned:
+        return
+    for name, zone in session.execute(sa.select(H.name, H.availability_zone).where(H.availability_zone.is_not(None))):
+        if name in unzoned:
+            unzoned[name]["availability_zone"] = zone
 
 
 def _current_snapshot(session):

@@ -196,6 +196,24 @@ def request_recommendation_cancel(db, rec_id, requested_by):
         return common.columns(row, models.Recommendation)
 
 
+def cancel_unstarted(db, rec_id, reason) -> bool:
+    """Cancel a recommendation that has not started (``created``, ``manual_action``) with ``reason``; whether it was.
+
+    One conditional UPDATE and its ``cancel`` journal line in one transaction: a
+    recommendation a run started meanwhile (or that ended) is left alone.
+    """
+    row = models.Recommendation
+    update = (sa.update(row).where(row.id == rec_id, row.status.in_((states.RecommendationStatus.CREATED,
+                                                                     states.RecommendationStatus.MANUAL_ACTION)))
+              .values(status=states.RecommendationStatus.CANCELLED, reason=reason, finished_at=db.now(),
+                      updated_at=db.now()))
+    with db.writer() as session:
+        if session.execute(update).rowcount != 1:
+            return False
+        session.add(models.Operation(recommendation_id=rec_id, kind="cancel", attempt=0, message=reason))
+    return True
+
+
 def _latest_finished(db, since, status, actions, *keys):
     """{key: latest finished_at} of recommendations in ``status`` with one of ``actions``.
 

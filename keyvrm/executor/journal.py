@@ -45,9 +45,27 @@ def ended_message(migration, target, nova_fault=None) -> str:
     return "%s; Nova's fault: %s" % (ended, nova_fault) if nova_fault else ended
 
 
-def prepared_message(server, target) -> str:
-    """The ``prepare`` line (``Progress.first_status`` reads the status back)."""
-    return "VM %s on %s; target %s has room" % (server.status, server.host, target)
+def carried_message(action, target, migration_id) -> str:
+    """The ``execute`` line naming the VM's older record Nova carries an evacuation on.
+
+    ``Progress.migration_id`` reads it back: the record a resumed run follows.
+    """
+    return "%s to %s carried by Nova on the VM's older evacuation record, accepted as migration %s" % (
+        action, target, migration_id)
+
+
+def prepared_message(server, status, target, left_by_dead_hosts=None) -> str:
+    """The ``prepare`` line (``Progress.first_status`` reads ``status`` back, the server's without a task).
+
+    ``left_by_dead_hosts`` (not None: the VM's task was left by work on dead hosts, with
+    the ids of its ``accepted`` evacuations) says why a VM with a task goes ahead.
+    """
+    line = "VM %s on %s; target %s has room" % (status, server.host, target)
+    if left_by_dead_hosts is not None:
+        line += "; task_state %s (Nova shows %s) left by work on dead hosts%s: evacuated again" % (
+            server.task_state, server.status, " (migrations %s stay accepted)" % ", ".join(map(str, left_by_dead_hosts))
+            if left_by_dead_hosts else "")
+    return line
 
 
 def retry_message(verdict, attempt) -> str:

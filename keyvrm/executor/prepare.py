@@ -23,6 +23,19 @@ ALLOWED_STATUSES = {
     "live_migrate": ("ACTIVE", "PAUSED"),
     "cold_migrate": ("ACTIVE", "SHUTOFF"),
 }
+# The status each vm_state shows when no task hides it (Nova's status map: a server ``active`` with
+# task_state ``rebuilding`` shows REBUILD).
+_STATUS_OF_VM_STATE = {"active": "ACTIVE", "stopped": "SHUTOFF", "error": "ERROR", "paused": "PAUSED"}
+# The status a power task was asked to reach (a start a dead host never carried out leaves powering-on).
+_STATUS_A_TASK_ASKS = {"powering-on": "ACTIVE", "powering-off": "SHUTOFF"}
+
+
+def status_beneath(vm) -> str:
+    """The status ``vm`` is meant to have beneath its task: the one its power task asked for, else its vm_state's.
+
+    Its API status when Nova does not say.
+    """
+    return _STATUS_A_TASK_ASKS.get(vm.task_state) or _STATUS_OF_VM_STATE.get(vm.vm_state, vm.status)
 
 
 def server(cloud, vm_id) -> Optional[m.VM]:
@@ -33,16 +46,17 @@ def server(cloud, vm_id) -> Optional[m.VM]:
         return None
 
 
-def _vm_rejection(rec, vm, storage_mode, allow_rebuild_local_disk) -> Optional[str]:
+def _vm_rejection(rec, vm, storage_mode, allow_rebuild_local_disk, task_left=False) -> Optional[str]:
     action = rec["action"]
     if vm is None:
         return "VM %s no longer exists" % rec["vm_id"]
     if vm.host != rec["source_host"]:
         return "VM is on %s, not on the source %s any more" % (vm.host, rec["source_host"])
-    if vm.task_state is not None:
+    if vm.task_state is not None and not task_left:
         return "VM is busy (task_state %s)" % vm.task_state
-    if vm.status not in ALLOWED_STATUSES[action]:
-        return "VM status %s does not allow %s" % (vm.status, action)
+    status = _STATUS_OF_VM_STATE.get(vm.vm_state, vm.status) if task_left else vm.status  # Nova checks vm_state
+    if status not in ALLOWED_STATUSES[action]:
+        return "VM status %s does not allow %s" % (status, action)
     if action == "evacuate" and storage.evacuation_loses_disk(vm, storage_mode) and not allow_rebuild_local_disk:
         return ("VM has a local disk that an evacuation would lose (aggregate storage_mode %s, "
                 "allow_rebuild_local_disk is off)" % (storage_mode or "undeclared"))
@@ -77,13 +91,15 @@ def _capacity_rejection(cloud, vm, target_host) -> Optional[str]:
     return None
 
 
-def rejection(cloud, rec, vm, storage_mode=None, allow_rebuild_local_disk=False) -> Optional[str]:
+def rejection(cloud, rec, vm, storage_mode=None, allow_rebuild_local_disk=False, task_left=False) -> Optional[str]:
     """Why ``rec`` must be cancelled now (VM moved/busy/wrong state, services, capacity), or None.
 
     ``vm`` is the fresh read of the server (``server``); services and the target's
     Placement inventory are read here. ``storage_mode`` is the storage mode of the
-    aggregate of the recommendation's event. Driver errors propagate (they are not reasons).
+    aggregate of the recommendation's event. ``task_left``: the VM's task was left by
+    work on dead hosts (the runner checked its migrations), so it does not make the VM
+    busy. Driver errors propagate (they are not reasons).
     """
-    return (_vm_rejection(rec, vm, storage_mode, allow_rebuild_local_disk)
+    return (_vm_rejection(rec, vm, storage_mode, allow_rebuild_local_disk, task_left)
             or _service_rejection(cloud, rec)
             or _capacity_rejection(cloud, vm, rec["target_host"]))

@@ -44,11 +44,11 @@ from keyvrm.executor import inflight
 from keyvrm.executor import journal
 from keyvrm.executor import order
 from keyvrm.executor import prepare
+from keyvrm.executor import progress
 from keyvrm.executor.settings import ExecutorSettings  # noqa: F401 (the contract names it here)
 from keyvrm.executor import watch
 from keyvrm.lifecycle import states
 from keyvrm.lifecycle import tracker
-from keyvrm.model import snapshot as m
 from keyvrm.model import states as model_states
 
 LOG = logging.getLogger(__name__)
@@ -132,6 +132,7 @@ class _Run:
         self.transition = None
         self.was_active = False
         self.error_keys = []
+        self.carriers = ()  # the VM's older accepted evacuations Nova may carry this attempt's on
 
     # --- helpers ---------------------------------------------------------------------
     def _now(self):
@@ -179,6 +180,25 @@ class _Run:
             return db_api.get_aggregate_config(self.db, aggregate).storage_mode
         except exception.NotFound:
             return None
+
+    def _task_left_by_dead_hosts(self, vm):
+        """For an evacuation of a VM with a task: the ids of its ``accepted`` evacuations if only dead hosts hold it.
+
+        A task on a fenced host's VM is left by work that cannot progress when none of the
+        VM's unfinished migrations can still end (``progress``): an evacuation whose rebuild
+        cast went to a target that died keeps it ``rebuilding``, a start sent to a host that
+        died keeps it ``powering-on``. Nova's evacuate checks the vm_state only, so the VM
+        can be evacuated again; Nova then carries the new evacuation on the oldest
+        ``accepted`` record (returned, to be followed). None when the VM has no task, the
+        action is not an evacuation, or some of its work may still end.
+        """
+        if vm is None or vm.task_state is None or self.rec["action"] != "evacuate":
+            return None
+        unfinished = [mig for mig in self.cloud.list_server_migrations(vm.id) if mig.status not in watch.FINAL]
+        if progress.live_work(self.cloud, self.db, unfinished):
+            return None
+        return tuple(sorted(mig.id for mig in unfinished if mig.migration_type == "evacuation"
+                            and mig.status == "accepted"))
 
     def _observed(self):
         try:
@@ -361,19 +381,22 @@ class _Run:
         started = self.clock.time()
         try:
             vm = prepare.server(self.cloud, self.rec["vm_id"])
+            left = self._task_left_by_dead_hosts(vm)
             reason = (self._unfenced_source()
                       or prepare.rejection(self.cloud, self.rec, vm, self._storage_mode(),
-                                           self.settings.allow_rebuild_local_disk))
+                                           self.settings.allow_rebuild_local_disk, task_left=left is not None))
         except errors.DriverError as error:
             self.journal.write("prepare", attempt, "could not read the cloud", error=error,
                                started_s=started)
             return classify.call_failure(error)
         if reason:
             return self._cancel(attempt, reason, started)
-        self.journal.write("prepare", attempt, journal.prepared_message(vm, self.rec["target_host"]),
+        self.carriers = left or ()
+        status = vm.status if left is None else prepare.status_beneath(vm)  # a left task hides it
+        self.journal.write("prepare", attempt, journal.prepared_message(vm, status, self.rec["target_host"], left),
                            started_s=started)
         if attempt == 1:
-            self.was_active = vm.status == ACTIVE
+            self.was_active = status == ACTIVE
         started = self.clock.time()
         try:
             migration = self._ask_nova()
@@ -401,7 +424,8 @@ class _Run:
         try:
             migration = watch.poll_migration(self.cloud, migration_id, self.clock,
                                              self.settings.poll_interval_s, self._deadline_s(),
-                                             server_id=self.rec["vm_id"], abandon=self._abandon)
+                                             server_id=self.rec["vm_id"], abandon=self._abandon,
+                                             carriers=self.carriers, on_carried=self._carried(attempt))
             if migration is not None and migration.status in watch.AWAITING_CONFIRM:
                 migration = confirm.confirm(self.cloud, self.journal, attempt, migration, self.clock,
                                             self.settings.poll_interval_s, self._deadline_s(), abandon=self._abandon)
@@ -441,6 +465,14 @@ class _Run:
                         self.rec["id"], migration.id, error)
             return None
 
+    def _carried(self, attempt):
+        """What to do once Nova shows which record carries this attempt's evacuation (journal it, follow it)."""
+        def note(carrier_id):
+            self.carriers = ()
+            self.journal.write("execute", attempt, journal.carried_message(
+                self.rec["action"], self.rec["target_host"], carrier_id))
+        return note
+
     def _settled_after_confirm(self):
         """The cold-migrated VM once Nova has set its state back (ACTIVE, or SHUTOFF if it was stopped).
 
@@ -456,23 +488,24 @@ class _Run:
     def _abandon(self) -> Optional[watch.Abandoned]:
         """Why to stop following the migration now, between two polls, or None.
 
-        An operator's cancel request or unlock of the VM takes effect at once; a target
-        whose compute service is down (or forced down) will not finish the migration.
+        An operator's cancel request or unlock of the VM takes effect at once; a migration
+        whose target (or, live, either end) is down or fenced will not finish
+        (``progress.dead_end``).
         """
         request = journal.cancel_request(db_api.list_operations(self.db, self.rec["id"]))
         if request:
             return watch.Abandoned(watch.CANCEL, request)
         if not self._holds_lock():
             return watch.Abandoned(watch.UNLOCKED, "the VM was unlocked (openstack keyvrm vm unlock)")
-        target = self.rec["target_host"]
-        try:
-            service = self.cloud.get_service(target)
-        except errors.DriverError:
-            return None  # unknown: the migration's own end or the timeout decides
-        if service.forced_down or service.state != m.SERVICE_UP:
-            return watch.Abandoned(watch.TARGET_DOWN, "the compute service of the target %s is %s" % (
-                target, "forced down" if service.forced_down else service.state))
-        return None
+        dead = progress.dead_end(self.cloud, self.db, self.rec["action"], self.rec["source_host"],
+                                 self.rec["target_host"])
+        return watch.Abandoned(watch.TARGET_DOWN, dead) if dead else None
+
+    def _target_gone(self) -> Optional[watch.Abandoned]:
+        """Why to stop waiting for an evacuated VM to start: the target it is on went down (or None)."""
+        dead = progress.host_down(self.cloud, self.db, self.rec["target_host"])
+        return watch.Abandoned(watch.TARGET_DOWN, "the target %s is down: %s" % (self.rec["target_host"], dead)) \
+            if dead else None
 
     def _abandoned(self, attempt, migration_id, given_up, started):
         """End a run whose migration is no longer followed (see ``_abandon``)."""
@@ -521,7 +554,11 @@ class _Run:
     def _follow_start(self, attempt, started):
         try:
             vm = watch.poll_server_status(self.cloud, self.rec["vm_id"], ACTIVE, self.clock,
-                                          self.settings.poll_interval_s, self._deadline_s())
+                                          self.settings.poll_interval_s, self._deadline_s(),
+                                          abandon=self._target_gone)
+        except watch.Abandoned as given_up:
+            return self._fail(attempt, classify.Failure(classify.TARGET_DOWN, given_up.reason), None,
+                              "evacuated to %s, but not started: %s" % (self.rec["target_host"], given_up.reason))
         except errors.DriverError as error:
             vm, failure = None, classify.call_failure(error)
         else:

@@ -69,25 +69,64 @@ def _poll(read, settled, what, clock, interval_s, deadline_s, abandon=None):
             return last, False
 
 
+class _Followed:
+    """The record a poll follows: ``migration_id``, or the older ``accepted`` one Nova carries it on.
+
+    Nova's conductor and the target's compute carry an evacuation on the server's oldest
+    ``accepted`` evacuation record (``Migration.get_by_instance_and_status``): after an
+    evacuation whose rebuild cast went to a dead target, a new one moves that old record
+    (it takes the new target) while the new record stays ``accepted`` for ever. Of
+    ``carriers`` (those older records) and ``migration_id``, the first that leaves
+    ``accepted`` is followed from then on; ``on_carried(id)`` is told when it is an older one.
+    """
+
+    def __init__(self, cloud, migration_id, server_id, carriers, on_carried):
+        self.cloud, self.id, self.server_id = cloud, migration_id, server_id
+        self.waiting, self.on_carried = tuple(carriers), on_carried
+
+    def read(self) -> m.Migration:
+        if not self.waiting:
+            return self.cloud.get_migration(self.id, self.server_id)
+        records = {mig.id: mig for mig in self.cloud.list_server_migrations(self.server_id)}
+        ours = records.get(int(self.id))
+        if ours is None:
+            raise errors.NotFoundInCloud("Migration %s could not be found." % self.id)
+        moved = [records[i] for i in self.waiting if i in records and records[i].status != "accepted"]
+        if ours.status != "accepted" or not moved:
+            self.waiting = () if ours.status != "accepted" else self.waiting
+            return ours
+        carrier = min(moved, key=lambda mig: mig.id)
+        self.id, self.waiting = carrier.id, ()
+        if self.on_carried is not None:
+            self.on_carried(carrier.id)
+        return carrier
+
+
 def poll_migration(cloud, migration_id, clock, interval_s, deadline_s, server_id=None,
-                   abandon=None) -> Optional[m.Migration]:
+                   abandon=None, carriers=(), on_carried=None) -> Optional[m.Migration]:
     """The migration record of ``server_id`` once it is final or awaits its confirmation; None at the deadline.
 
-    ``NotFoundInCloud`` (the record vanished) and other non-transient errors propagate, as
-    does the ``Abandoned`` that ``abandon()`` returns between polls.
+    ``carriers``: the server's older ``accepted`` evacuations Nova may carry this one on
+    (``_Followed``; ``on_carried(id)`` is told which). ``NotFoundInCloud`` (the record
+    vanished) and other non-transient errors propagate, as does the ``Abandoned`` that
+    ``abandon()`` returns between polls.
     """
-    migration, final = _poll(lambda: cloud.get_migration(migration_id, server_id),
-                             lambda mig: mig.status in FINAL | AWAITING_CONFIRM, "migration %s" % migration_id,
+    followed = _Followed(cloud, migration_id, server_id, carriers, on_carried)
+    migration, final = _poll(followed.read, lambda mig: mig.status in FINAL | AWAITING_CONFIRM,
+                             "migration %s" % migration_id,
                              clock, interval_s, deadline_s, abandon)
     return migration if final else None
 
 
-def poll_server_status(cloud, vm_id, wanted_status, clock, interval_s, deadline_s
+def poll_server_status(cloud, vm_id, wanted_status, clock, interval_s, deadline_s, abandon=None
                        ) -> Optional[m.VM]:
-    """The server once it shows ``wanted_status`` with no task; else the last read at the deadline."""
+    """The server once it shows ``wanted_status`` with no task; else the last read at the deadline.
+
+    The ``Abandoned`` that ``abandon()`` returns between polls propagates.
+    """
     server, _ = _poll(lambda: prepare.server(cloud, vm_id),
                       lambda vm: vm is not None and vm.status == wanted_status
-                      and vm.task_state is None, "VM %s" % vm_id, clock, interval_s, deadline_s)
+                      and vm.task_state is None, "VM %s" % vm_id, clock, interval_s, deadline_s, abandon)
     return server
 
 

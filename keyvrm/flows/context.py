@@ -84,6 +84,31 @@ def busy_now(db, busy_hosts, busy_vms, own_event_id: str) -> m.BusySet:
     return m.BusySet(hosts=frozenset(hosts), vms=frozenset(vms))
 
 
+def busy_for_evacuation(db, own_event_id: str) -> m.BusySet:
+    """What an HA plan keeps off now: the VMs and hosts other unfinished recommendations touch, read now.
+
+    Less the hosts they touch only as the targets of their evacuations: evacuations are
+    not moves in flux a plan must keep off, and a host receiving another HA run's VMs may
+    receive this run's too, Placement deciding the room (the executor checks the target's
+    room before it asks Nova, and round 2 re-plans a VM whose target filled up). Without
+    this, two hosts dying together in a small aggregate leave the second one's VMs without
+    a target, the only live hosts busy with the first one's evacuations. Read from the
+    database alone: the cycle's busy set may hold work that has ended since.
+    """
+    vms, other_work, evacuation_targets = set(), set(), set()
+    for status in states.RecommendationStatus:
+        if status in states.RECOMMENDATION_FINAL:
+            continue
+        for rec in db_api.list_recommendations(db, status=status):
+            if rec["event_id"] == own_event_id:
+                continue
+            vms.add(rec["vm_id"])
+            other_work.add(rec["source_host"])
+            if rec["target_host"]:
+                (evacuation_targets if rec["action"] == "evacuate" else other_work).add(rec["target_host"])
+    return m.BusySet(hosts=frozenset(other_work), vms=frozenset(vms))
+
+
 def configs(db, aggregate: str):
     """(AppConfig, AggregateConfig) as they are now."""
     return db_api.get_app_config(db), db_api.get_aggregate_config(db, aggregate)

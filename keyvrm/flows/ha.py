@@ -29,6 +29,7 @@ from keyvrm.db import models
 from keyvrm.executor import post
 from keyvrm.fencing import step
 from keyvrm.flows import context
+from keyvrm.flows import dead_work
 from keyvrm.flows import events
 from keyvrm.flows import harvest
 from keyvrm.flows import lb
@@ -83,7 +84,7 @@ class DetectFailures(steps.FlowTask):
     def __init__(self, resources):
         super().__init__(resources, "ha_detect", provides="condemned")
 
-    def execute(self, ha_event_id, cycle_id, aggregate, snapshot_id, busy_hosts=(), busy_vms=()):
+    def execute(self, ha_event_id, cycle_id, aggregate, snapshot_id):
         res = self.resources
         if db_api.get_cycle_outcome(res.db, cycle_id, aggregate, "HA") is not None:
             return []  # a re-run: this cycle's run already found nothing to do
@@ -92,8 +93,7 @@ class DetectFailures(steps.FlowTask):
         handled = db_api.claimed_hypervisors(res.db, excluding_event=ha_event_id)
         detection = ha_planning.detect_failures(
             snapshot, app_config, aggregate, heartbeat_stale_after_s=res.conf.heartbeat_stale_after_s,
-            now_s=snapshot.taken_at, max_condemned_share=res.conf.max_condemned_share,
-            busy=context.busy_now(res.db, busy_hosts, busy_vms, ha_event_id), handled=handled,
+            now_s=snapshot.taken_at, max_condemned_share=res.conf.max_condemned_share, handled=handled,
             service_down_time_s=res.conf.nova_service_down_time_s)
         found = list(detection.reasons)
         alert_found(res, ha_event_id, aggregate, found)
@@ -169,20 +169,29 @@ def _create(res, event_id, plan, found_status=states.EventStatus.GENERATED):
 
 
 class PlanFirstRound(steps.FlowTask):
-    """Round 1: a recommendation per VM of the fenced hosts that has a target (SPEC 5.4)."""
+    """Round 1: a recommendation per VM of the fenced hosts that has a target (SPEC 5.4).
+
+    Work other runs hold on a fenced host cannot progress: it is ended first, and the
+    evacuations other runs have in flight in the aggregate are let end (their targets are
+    busy until then: ``dead_work.settle``); the plan is then made from a fresh snapshot (a
+    VM an evacuation to the host brought there before it died is on it now).
+    """
 
     def __init__(self, resources):
         super().__init__(resources, "ha_plan_round1", provides="round1_ids")
 
-    def execute(self, ha_event_id, aggregate, snapshot_id, fenced, busy_hosts=(), busy_vms=()):
+    def execute(self, ha_event_id, aggregate, snapshot_id, fenced):
         if not fenced:
             return []
         res = self.resources
-        snapshot = context.load_slice(res.db, snapshot_id, aggregate)
         app_config, agg_config = context.configs(res.db, aggregate)
         for host in fenced:
             db_api.set_hypervisor_state(res.db, host, states.HypervisorState.EVACUATING, event_id=ha_event_id)
-        busy = context.busy_now(res.db, busy_hosts, busy_vms, ha_event_id)
+        settled = dead_work.settle(res.db, res.clock, fenced, ha_event_id, aggregate, res.conf.executor)
+        # the work other runs held on a dead host ended after the cycle's snapshot: then plan from now
+        snapshot = harvest.take_snapshot(res, app_config) if settled.found_any else \
+            context.load_slice(res.db, snapshot_id, aggregate)
+        busy = context.busy_for_evacuation(res.db, ha_event_id)
         plan = ha_planning.plan_evacuation(snapshot, app_config, agg_config, busy, fenced,
                                            allow_rebuild=res.conf.executor.allow_rebuild_local_disk,
                                            max_rejected_hosts=res.conf.max_rejected_hosts,
@@ -233,7 +242,7 @@ class PlanSecondRound(steps.FlowTask):
     def __init__(self, resources):
         super().__init__(resources, "ha_plan_round2", provides="round2_ids")
 
-    def execute(self, ha_event_id, aggregate, fenced, round1_statuses, busy_hosts=(), busy_vms=()):
+    def execute(self, ha_event_id, aggregate, fenced, round1_statuses):
         ended_badly = (states.RecommendationStatus.FAILED, states.RecommendationStatus.CANCELLED)
         unfinished = [rec_id for rec_id, status in round1_statuses.items() if status in ended_badly]
         if not unfinished:
@@ -248,7 +257,7 @@ class PlanSecondRound(steps.FlowTask):
             return []
         app_config, agg_config = context.configs(res.db, aggregate)
         fresh = harvest.take_snapshot(res, app_config)
-        busy = context.busy_now(res.db, busy_hosts, busy_vms, ha_event_id)
+        busy = context.busy_for_evacuation(res.db, ha_event_id)
         plan = ha_planning.replan_evacuation(fresh, app_config, agg_config, busy, fenced, failed,
                                              allow_rebuild=res.conf.executor.allow_rebuild_local_disk,
                                              max_rejected_hosts=res.conf.max_rejected_hosts,

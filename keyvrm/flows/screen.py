@@ -112,7 +112,7 @@ def screen_ha(view: CycleView, snapshot, aggregate, *, stale_after_s, service_do
         return None
     detection = ha_planning.detect_failures(
         snapshot, view.app_config, aggregate, heartbeat_stale_after_s=stale_after_s, now_s=snapshot.taken_at,
-        max_condemned_share=max_condemned_share, busy=view.busy, handled=view.handled,
+        max_condemned_share=max_condemned_share, handled=view.handled,
         service_down_time_s=service_down_time_s)
     found = list(detection.reasons)
     if detection.to_fence or reasons.state_of(found) != states.EventState.HEALTHY or not reasons.nothing_to_do(found):

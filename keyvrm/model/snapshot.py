@@ -219,6 +219,7 @@ class VM(msgspec.Struct, **_RECORD):
     evacuate_order: Optional[int] = None
     metrics: Optional[VMMetrics] = None
     scheduler_hints: dict = {}  # e.g. {"same_host": [...]}
+    vm_state: Optional[str] = None  # Nova's vm_state (active, stopped, error...): what a task's status hides
 
     @property
     def image_backed(self) -> bool:

@@ -225,7 +225,7 @@ def _missing_sources(snapshot, app_config, aggregate) -> list:
 
 def detect_failures(snapshot, app_config, aggregate: str, *, heartbeat_stale_after_s: float,
                     now_s: float, max_condemned_share: float = DEFAULT_MAX_CONDEMNED_SHARE,
-                    busy: m.BusySet = m.BusySet(), handled=None, index=None,
+                    handled=None, index=None,
                     service_down_time_s: float = NOVA_SERVICE_DOWN_TIME_S) -> Detection:
     """Decide which hosts of ``aggregate`` are condemned and which of them to fence now.
 
@@ -234,10 +234,11 @@ def detect_failures(snapshot, app_config, aggregate: str, *, heartbeat_stale_aft
     already handled whatever their verdict (a host under repair may be up with its
     nova-compute still forced down: no warning), never fenced again, and do not count
     toward the mass-failure guard, which weighs only the
-    hosts newly condemned in this cycle against the aggregate's size. Busy hosts are
-    judged but never fenced (an unfinished recommendation touches them). A source that
-    failed is reported as insufficient evidence (the event ends ``warning``), never read
-    as health. ``service_down_time_s`` is Nova's (see ``judge_host``).
+    hosts newly condemned in this cycle against the aggregate's size. A condemned host is
+    fenced even when an unfinished recommendation touches it: a dead host is never busy
+    because of work that cannot progress (``hosts_to_fence``). A source that failed is
+    reported as insufficient evidence (the event ends ``warning``), never read as health.
+    ``service_down_time_s`` is Nova's (see ``judge_host``).
     """
     handled = handled or {}
     index = index or snapshot.index()
@@ -252,18 +253,19 @@ def detect_failures(snapshot, app_config, aggregate: str, *, heartbeat_stale_aft
     condemned = [v.host for v in verdicts if v.verdict in CONDEMNED_VERDICTS and v.host not in handled]
     if not condemned:
         return Detection((), verdicts, tuple(found) or (reasons.no_failure(aggregate),))
-    to_fence, why_not = hosts_to_fence(condemned, app_config, aggregate, len(hosts), max_condemned_share,
-                                       busy, index)
+    to_fence, why_not = hosts_to_fence(condemned, app_config, aggregate, len(hosts), max_condemned_share, index)
     return Detection(to_fence, verdicts, tuple(found) + why_not)
 
 
 def hosts_to_fence(condemned, app_config, aggregate: str, host_count: int, max_condemned_share: float,
-                   busy: m.BusySet, index) -> tuple:
+                   index) -> tuple:
     """(hosts to fence now, reasons why the others are not) of the ``condemned`` hosts of an aggregate.
 
     None when more than one and more than ``max_condemned_share`` of its ``host_count``
     hosts are condemned at once (the mass-failure guard) or no fencer is enabled; else
-    every condemned host that is neither busy nor impossible to fence.
+    every condemned host that is not impossible to fence. Busy or not: the migrations to
+    or from a dead host cannot progress, so they never keep it from being fenced (the HA
+    run ends them before it plans, ``flows.dead_work``).
     """
     if len(condemned) > 1 and len(condemned) > max_condemned_share * host_count:
         return (), (reasons.mass_failure_guard(aggregate, len(condemned), host_count, max_condemned_share),)
@@ -271,9 +273,6 @@ def hosts_to_fence(condemned, app_config, aggregate: str, host_count: int, max_c
         return (), (reasons.no_fencer(),)
     to_fence, found = [], []
     for name in condemned:
-        if name in busy.hosts:
-            found.append(reasons.busy(None, name))
-            continue
         obstacle = fencing_obstacle(app_config, index.hypervisors[name])
         if obstacle is not None:
             found.append(reasons.fencing_impossible(name, obstacle))
@@ -503,7 +502,8 @@ def plan_evacuation(snapshot, app_config, agg_config, busy: m.BusySet, fenced_ho
                     vms_on=None) -> Plan:
     """Round 1: plan the evacuation of every VM of the fenced hosts of one aggregate.
 
-    A fenced host that is busy (an unfinished recommendation touches it) is left alone.
+    A fenced host is planned even when an unfinished recommendation touches it (a dead
+    host's work cannot progress); only its VMs such work holds are left (``busy``).
     A VM without a target lists at most ``max_rejected_hosts`` (host, check) items (None: all).
     Hosts ``unfit_targets`` names receive no VM (their verdict is the rejecting check).
     ``context``, when given, is this aggregate's planning context already built from the
@@ -521,9 +521,6 @@ def plan_evacuation(snapshot, app_config, agg_config, busy: m.BusySet, fenced_ho
     found = [] if app_config.nova_filters else [reasons.no_filters()]
     candidates = []
     for host in sorted(fenced):
-        if host in busy.hosts:
-            found.append(reasons.busy(None, host))
-            continue
         for vm in (vms_on or ctx.index.vms_on)(host):
             why = _skip_reason(vm, app_config, busy, agg_config.storage_mode, allow_rebuild)
             if why is not None:

@@ -1,8 +1,8 @@
 """What HA would plan now if given hosts of an aggregate died: its round-1 plan and each host's end state.
 
 The failed hosts stand for the condemned ones. HA fences them only as detection would
-(``ha.hosts_to_fence``: not past the mass-failure guard, not without a fencer, not a busy
-host or one no enabled fencer can handle); the plan is then ``ha.plan_evacuation``
+(``ha.hosts_to_fence``: not past the mass-failure guard, not without a fencer, not a host
+no enabled fencer can handle); the plan is then ``ha.plan_evacuation``
 itself (the ordered pass and the repair that may re-place VMs of the same plan) for the
 fenced ones, on the same snapshot slice, busy set and options an HA run uses. Round 2
 re-plans only evacuations Nova failed, so it cannot be predicted: every move is of round
@@ -62,8 +62,7 @@ def plan_failure(snapshot, app_config, agg_config, busy: m.BusySet, failed_hosts
     index = index or snapshot.index()
     condemned = [host for host in failed_hosts if host not in handled]
     to_fence, why_not = ha.hosts_to_fence(condemned, app_config, agg_config.name,
-                                          len(index.hypervisors_of(agg_config.name)), max_condemned_share,
-                                          busy, index)
+                                          len(index.hypervisors_of(agg_config.name)), max_condemned_share, index)
     planned = ha.plan_evacuation(snapshot, app_config, agg_config, busy, to_fence, index=index, **plan_options)
     found = tuple(reasons.already_handled(host, handled[host]) for host in failed_hosts if host in handled)
     planned = dataclasses.replace(planned, reasons=found + why_not + tuple(planned.reasons))

@@ -44,6 +44,7 @@ from typing import Callable
 
 from keyvrm.db import api as db_api
 from keyvrm.model import reason_list
+from keyvrm.simulator import report
 
 _COUNT = {"anyOf": [{"type": "integer", "minimum": 0},
                     {"type": "object", "additionalProperties": False, "minProperties": 1,
@@ -71,8 +72,12 @@ def _matcher(fields, numbers, duration):
     return {"type": "object", "additionalProperties": False, "properties": props}
 
 
-def schema(duration) -> dict:
-    """The JSON schema of ``expect`` (``duration``: the scenario's duration schema)."""
+def schema(duration, region_expectations) -> dict:
+    """The JSON schema of ``expect``.
+
+    ``duration``: the scenario's duration schema; ``region_expectations``: that of the bare
+    region's expectations, which ``expect.region`` takes (checked as ``expectations`` are).
+    """
     matchers = {}
     for key, fields, numbers in (("events", _EVENT_FIELDS, ()),
                                  ("recommendations", _RECOMMENDATION_FIELDS, ("ha_round", "attempts")),
@@ -93,7 +98,7 @@ def schema(duration) -> dict:
         failover_prediction_kept={"type": "boolean"},
         sweeps={"type": "array", "items": {"type": "object", "additionalProperties": False, "properties": {
             "found": _TEXT, "count": _COUNT, "by": duration, "after": duration}}},
-        region={"type": "object"})}
+        region=region_expectations)}
 
 
 def count_problem(count, got: int) -> str:
@@ -164,6 +169,9 @@ class Check:
             self._tiers(recommendations)
         for i, wanted in enumerate(expect.get("sweeps", ())):
             self._sweeps("sweeps[%d]" % i, wanted)
+        if "region" in expect:
+            summary = report.summarize(self.h.region)
+            self.problems += ["region." + unmet for unmet in report.unmet_expectations(summary, expect["region"])]
         return self.problems
 
     def _match(self, where, wanted, records):

@@ -8,8 +8,9 @@
    HA or HA+LB, live_migrate: LB or HA+LB), never NOOP or disabled. Work already running
    finishes. An operator's drain of a host (event kind ``drain``) and the failback of a
    restore are asked for by name and may run on any aggregate.
-3. No VM acted on twice at once: one unfinished Nova migration and one running
-   recommendation per VM.
+3. No VM acted on twice at once: one unfinished Nova migration that may still end and one
+   running recommendation per VM (Nova leaves records that never end: one to a target
+   whose nova-compute died, one an older record superseded).
 4. No capacity, filter or server-group violation KeyVRM caused: no host above its
    allocation limits, no hard anti-affinity or affinity group more broken than at the
    start, no VM moved out of its aggregate.
@@ -112,8 +113,9 @@ class Invariants:
 
     def _one_action_per_vm(self, recommendations):
         found = []
+        nova = compute.Compute(self.region)
         unfinished = collections.Counter(m.server_id for m in self.region.migrations.values()
-                                         if m.status not in compute.FINAL_STATUSES)
+                                         if m.status not in compute.FINAL_STATUSES and nova.can_progress(m))
         found += ["%d unfinished Nova migrations of %s" % (n, vm) for vm, n in unfinished.items() if n > 1]
         running = collections.Counter(r["vm_id"] for r in recommendations if r["status"] == "running")
         found += ["%d running recommendations for %s" % (n, vm) for vm, n in running.items() if n > 1]

@@ -53,13 +53,17 @@ Schema (every key except ``name`` is optional; unknown keys are refused)::
         interface: bond0              # interface_down
         count: 1                      # migration_stuck, migration_fails (next N live migrations),
                                       # engine_loses_flow (next N migrations' flows), scheduler_refuses
-                                      # (next N targets, of hosts if given: NoValidHost)
+                                      # (next N targets, of hosts if given: NoValidHost),
+                                      # evacuation_target_dies (next N evacuations' targets)
+        step: accepted                # evacuation_target_dies: before_accept | accepted |
+                                      #   rebuilding | done (when the target dies)
         # aggregate: agg-002          # aggregate_deleted: the aggregate Nova deletes
         cpu_factor: 2.5               # overload (also net_factor, ramp)
         ramp: 10m
     expectations:                     # checked against the final state of the run
       hosts_by_state: {off: 1}        # region host states: off, partitioned,
       vms_by_host_state: {off: 8}     #   compute_down, disabled, up
+      vms_by_status: {ACTIVE: 8}      # VMs by Nova's status
       migrations_by_status: {}
       services_down: 1
       faults_fired: 2
@@ -134,6 +138,16 @@ _REGION_PROPS.update({"name": {"type": "string"}, "evacuate_to_shutoff": {"type"
                       "migration_failure_rate": _FRACTION,
                       "instance_storage": {"enum": list(r.INSTANCE_STORAGES)}})
 
+# What the bare region must show at the end (``expectations``, and ``expect.region`` with KeyVRM acting).
+REGION_EXPECTATIONS = {
+    "type": "object", "additionalProperties": False,
+    "properties": {"hosts_by_state": _HOST_COUNTS,
+                   "vms_by_host_state": _HOST_COUNTS,
+                   "vms_by_status": {"type": "object", "additionalProperties": _NONNEG_INT},
+                   "migrations_by_status": _MIGRATION_COUNTS,
+                   "services_down": _NONNEG_INT,
+                   "faults_fired": _NONNEG_INT}}
+
 SCHEMA = {
     "type": "object",
     "required": ["name"],
@@ -194,21 +208,16 @@ SCHEMA = {
                     "duration": DURATION,
                     "interface": {"type": "string"},
                     "count": _POS_INT,
+                    "step": {"enum": list(faults.EVACUATION_STEPS)},
                     "cpu_factor": _NUM,
                     "net_factor": _NUM,
                     "ramp": DURATION,
                 }}},
-        "expectations": {
-            "type": "object", "additionalProperties": False,
-            "properties": {"hosts_by_state": _HOST_COUNTS,
-                           "vms_by_host_state": _HOST_COUNTS,
-                           "migrations_by_status": _MIGRATION_COUNTS,
-                           "services_down": _NONNEG_INT,
-                           "faults_fired": _NONNEG_INT}},
+        "expectations": REGION_EXPECTATIONS,
         "config": _CONFIG,
         "operator": _OPERATOR,
         "run": _RUN,
-        "expect": scenario_expect.schema(DURATION),
+        "expect": scenario_expect.schema(DURATION, REGION_EXPECTATIONS),
     },
 }
 

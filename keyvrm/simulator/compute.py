@@ -25,6 +25,17 @@ Migration statuses: evacuation ``accepted`` -> ``pre-migrating`` -> ``done`` | `
 ``completed`` | ``error`` | ``failed``; cold migration (``keyvrm.simulator.cold_migration``)
 ``pre-migrating`` -> ``migrating`` -> ``post-migrating`` -> ``finished`` -> (confirmResize)
 ``confirming`` -> ``confirmed``, or ``error``.
+
+A target whose nova-compute is dead (its host lost power, or the process stopped) while
+Nova still counts its service up writes nothing, as in Nova: the conductor's rebuild cast
+to it is lost (the evacuation stays ``accepted``, the server in task_state
+``rebuilding``), and a rebuild it was running stays ``pre-migrating``. Nova's evacuate API
+checks the vm_state only, so the server can be evacuated again; the conductor then
+carries the new evacuation on the server's oldest ``accepted`` evacuation record (Nova's
+``Migration.get_by_instance_and_status``), which takes the new target, and the new record
+stays ``accepted`` for ever (``superseded``). ``evacuation_watchers`` (callables of
+(step, server id, target host), see ``keyvrm.simulator.faults``) are told of each step:
+``before_accept``, ``accepted``, ``rebuilding``, ``done``.
 """
 
 from __future__ import annotations
@@ -100,10 +111,13 @@ class Compute(cold_migration.ColdMigration):
             raise NotFoundInCloud(f"Compute host {name} could not be found.")
         return host
 
-    def server_for(self, action: str, server_id: str, allowed_statuses) -> r.VM:
-        """The server ``server_id`` if Nova lets ``action`` start on it (no task, an allowed status); else a 409."""
+    def server_for(self, action: str, server_id: str, allowed_statuses, task_checked=True) -> r.VM:
+        """The server ``server_id`` if Nova lets ``action`` start on it (no task, an allowed status); else a 409.
+
+        ``task_checked`` False: Nova's API checks the vm_state only (evacuate).
+        """
         vm = self.find_server(server_id)
-        if vm.task_state is not None:
+        if task_checked and vm.task_state is not None:
             raise CloudError(409, f"Cannot '{action}' instance {vm.id} while it is in task_state "
                                   f"{vm.task_state}", "task_state")
         if vm.status not in allowed_statuses:
@@ -113,9 +127,13 @@ class Compute(cold_migration.ColdMigration):
 
     # --- evacuate --------------------------------------------------------------------
     def evacuate(self, server_id: str, target_host: str) -> r.Migration:
-        """Accept an evacuation, refused unless the source compute service is down."""
+        """Accept an evacuation, refused unless the source compute service is down.
+
+        As Nova's API: the vm_state is checked, not the task_state (a task a dead host
+        left does not stop an evacuation).
+        """
         self.check_api()
-        vm = self.server_for("evacuate", server_id, _EVACUABLE)
+        vm = self.server_for("evacuate", server_id, _EVACUABLE, task_checked=False)
         source = self.region.hosts[vm.host]
         if not self.region.service_is_down(source):
             raise CloudError(400, f"Compute service of {source.name} is still in use.",
@@ -123,13 +141,27 @@ class Compute(cold_migration.ColdMigration):
         target = self.find_host(target_host)
         if target is source:
             raise CloudError(400, "The target host can't be the same one.", "same_host")
+        self._tell("before_accept", vm.id, target.name)
         migration = self._new_migration(vm, EVACUATION, source, target)
         vm.task_state = "rebuilding"
+        self._tell("accepted", vm.id, target.name)
         self._later(self.region.options.scheduling_delay_s, self._evacuation_scheduled,
                     migration)
         return migration
 
+    def _carrier(self, migration):
+        """The record Nova's conductor carries this evacuation on: the server's oldest ``accepted`` one."""
+        accepted = [m for m in self.region.active_migrations.values()
+                    if m.server_id == migration.server_id and m.migration_type == EVACUATION
+                    and m.status == "accepted" and not m.superseded]
+        carrier = min(accepted, key=lambda m: m.id, default=migration)
+        if carrier is not migration:
+            carrier.dest_host = migration.dest_host
+            migration.superseded = True
+        return carrier
+
     def _evacuation_scheduled(self, migration):
+        migration = self._carrier(migration)
         vm = self.region.vms[migration.server_id]
         target = self.region.hosts[migration.dest_host]
         refused = self._target_rejection(vm, target, migration)
@@ -141,8 +173,11 @@ class Compute(cold_migration.ColdMigration):
         if reason:
             self._finish(migration, "error", reason)
             return
+        if not target.compute_reporting:
+            return  # the rebuild cast reaches no nova-compute: lost, the record stays accepted
         self._claim(migration, target)
         self._set_status(migration, "pre-migrating")
+        self._tell("rebuilding", vm.id, target.name)
         if self._becomes_stuck(migration):
             return
         duration = self._jitter(self.region.options.evacuation_s)
@@ -152,11 +187,10 @@ class Compute(cold_migration.ColdMigration):
         vm = self.region.vms[migration.server_id]
         target = self.region.hosts[migration.dest_host]
         if not target.compute_reporting:
+            # nova-compute died mid-rebuild: nothing is written, the record stays pre-migrating
             if vm.volume_backed:
                 att = f"att-{vm.id}-{migration.id}"
                 self.region.stale_attachments[att] = (vm.id, volume_id(vm), target.name)
-            self._finish(migration, "failed",
-                         f"Compute host {target.name} went away during the rebuild")
             return
         source = self.region.hosts[vm.host]
         source.vms.remove(vm)
@@ -175,6 +209,7 @@ class Compute(cold_migration.ColdMigration):
             vm.status = r.SHUTOFF
         vm.running = vm.status == r.ACTIVE
         self._finish(migration, "done")
+        self._tell("done", vm.id, target.name)
 
     def _stale_attachment(self, vm):
         if not vm.volume_backed:
@@ -342,6 +377,21 @@ class Compute(cold_migration.ColdMigration):
         target.used_vcpus += migration.vcpus
         target.used_ram_mb += migration.ram_mb
         migration.claimed = True
+
+    def _tell(self, step, server_id, target_name):
+        for watcher in list(self.region.evacuation_watchers):
+            watcher(step, server_id, target_name)
+
+    def can_progress(self, migration) -> bool:
+        """Whether an unfinished migration may still end.
+
+        A superseded record never does, nor one whose target's nova-compute (or, live,
+        either end's) is dead.
+        """
+        if migration.superseded or not self.region.hosts[migration.dest_host].compute_reporting:
+            return False
+        return migration.migration_type != LIVE_MIGRATION or \
+            self.region.hosts[migration.source_host].compute_reporting
 
     def _becomes_stuck(self, migration) -> bool:
         migration.stuck = self._takes_rule(self.region.stuck_rules, migration)

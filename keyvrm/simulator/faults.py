@@ -184,6 +184,36 @@ def engine_loses_flow(region: r.Region, params: dict) -> None:
     region.record_fault("engine_loses_flow", params.get("hosts", ()))
 
 
+EVACUATION_STEPS = ("before_accept", "accepted", "rebuilding", "done")
+
+
+def evacuation_target_dies(region: r.Region, params: dict) -> None:
+    """The target of each of the next ``count`` evacuations (to ``hosts`` if given) dies at ``step``.
+
+    ``before_accept``: as Nova's API takes the call (it accepts: its service still counts
+    up); ``accepted``: just after (the conductor's rebuild cast is then lost);
+    ``rebuilding``: once its nova-compute began the rebuild; ``done``: once the rebuild
+    ended and the server is on it (before KeyVRM read that). It dies as ``host_dies``.
+    """
+    step = params.get("step", "accepted")
+    if step not in EVACUATION_STEPS:
+        raise ValueError("step must be one of %s, got %r" % (", ".join(EVACUATION_STEPS), step))
+    hosts = frozenset(params["hosts"]) if params.get("hosts") else None
+    remaining = [int(params.get("count", 1))]
+
+    def watch(at_step, server_id, target):
+        if at_step != step or remaining[0] <= 0 or (hosts is not None and target not in hosts):
+            return
+        if not region.hosts[target].powered:
+            return
+        remaining[0] -= 1
+        region.record_fault("evacuation_target_dies", [target, server_id])
+        host_dies(region, {"hosts": [target], "bmc": params.get("bmc", "off")})
+
+    region.evacuation_watchers.append(watch)
+    region.record_fault("evacuation_target_dies_armed", params.get("hosts", ()))
+
+
 def ceph_outage(region: r.Region, params: dict) -> None:
     """The Ceph monitors do not answer for ``duration_s``: no blocklist can be added or read."""
     region.ceph_unavailable_until = region.now + params.get("duration_s", 60.0)
@@ -238,6 +268,7 @@ FAULTS = {
     "migration_fails": (migration_fails, ("count",), False),
     "scheduler_refuses": (scheduler_refuses, ("count",), False),
     "engine_loses_flow": (engine_loses_flow, ("count",), False),
+    "evacuation_target_dies": (evacuation_target_dies, ("step", "count", "bmc"), False),
     "ceph_outage": (ceph_outage, ("duration_s",), False),
     "aggregate_deleted": (aggregate_deleted, ("aggregate",), False),
     "overload": (overload, ("cpu_factor", "net_factor", "ramp_s", "duration_s"), True),

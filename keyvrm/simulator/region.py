@@ -276,7 +276,7 @@ class Migration:
 
     __slots__ = ("id", "server_id", "migration_type", "status", "source_host", "dest_host",
                  "created_at", "updated_at", "error", "vcpus", "ram_mb", "claimed",
-                 "will_fail", "stuck", "block", "was_running", "source_held")
+                 "will_fail", "stuck", "block", "was_running", "source_held", "superseded")
 
     def __init__(self, id, server_id, migration_type, source_host, dest_host, now, flavor):
         self.id = id
@@ -296,6 +296,7 @@ class Migration:
         self.block = None
         self.was_running = False  # a cold migration: the server ran before it was powered off
         self.source_held = False  # a cold migration: the source's allocation until confirmed
+        self.superseded = False  # Nova carries its evacuation on an older record: it stays accepted
 
 
 def synchronized(method):
@@ -333,6 +334,7 @@ class Region:
         self.failing_rules = []  # [hosts or None, remaining count]: live migrations that end failed
         self.lost_flow_rules = []  # [hosts or None, remaining count]: accepted migrations whose engine flow is lost
         self.refusing_rules = []  # [hosts or None, remaining count]: targets Nova's scheduler refuses (NoValidHost)
+        self.evacuation_watchers = []  # callables (step, server id, target host) told of each evacuation step
         self.ceph_unavailable_until = -math.inf
         self.blocklist = {}  # address -> expiry POSIX time or None
         self.inactive_bindings = set()  # (port_id, host)

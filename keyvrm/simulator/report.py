@@ -46,7 +46,7 @@ def summarize(region: r.Region) -> dict:
 def unmet_expectations(summary: dict, expectations: dict) -> list:
     """What of ``expectations`` the summary does not meet, one sentence each."""
     unmet = []
-    for key in ("hosts_by_state", "vms_by_host_state", "migrations_by_status"):
+    for key in ("hosts_by_state", "vms_by_host_state", "vms_by_status", "migrations_by_status"):
         for name, want in expectations.get(key, {}).items():
             got = summary[key].get(name, 0)
             if got != want:

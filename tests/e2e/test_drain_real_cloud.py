@@ -48,6 +48,7 @@ from keyvrm.model import settings
 from keyvrmclient import v1
 from tests.e2e import deployment as e2e
 from tests.e2e import metrics_feeder
+from tests.e2e import timeline
 from tests.nova import conftest as nova_helpers
 
 AGGREGATE = "agg-drain"
@@ -58,43 +59,13 @@ CYCLE_TIMEOUT_S = 90.0
 FINAL = ("succeeded", "failed", "cancelled")
 
 
-class Timeline:
-    """What happened when, from the records' own timestamps (KeyVRM's DB, Nova's DB)."""
-
-    def __init__(self):
-        self.rows = []
-        self.printed = False
-
-    def add(self, at, what):
-        if at:
-            self.rows.append((_when(at), what))
-
-    def render(self):
-        if not self.rows:
-            return "(empty)"
-        rows = sorted(self.rows, key=lambda row: row[0])
-        start = rows[0][0]
-        return "\n".join("%+8.2f s  %s  %s" % ((at - start).total_seconds(), at.strftime("%H:%M:%S.%f")[:-3], what)
-                         for at, what in rows)
-
-    def print(self, title):
-        print("\n--- %s (from the drain request; UTC) ---\n%s" % (title, self.render()))
-        self.printed = True
-
-
-def _when(text) -> datetime.datetime:
-    """An API timestamp (KeyVRM's ISO with zone, or Nova's naive UTC) as an aware datetime."""
-    at = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
-    return at if at.tzinfo else at.replace(tzinfo=datetime.timezone.utc)
-
-
 @pytest.fixture(scope="module")
 def region(tmp_path_factory, pg_databases):
     """Three computes in ``agg-drain``, four servers on the first (one pinned), KeyVRM enabled."""
     nova_helpers.require_nova()
     deployed = e2e.Deployment(tmp_path_factory.mktemp("e2e-drain"), pg_databases(), computes=3,
                               farm_heartbeats=True)
-    deployed.timeline = Timeline()
+    deployed.timeline = timeline.Timeline()
     try:
         deployed.start()
         driver = openstack.from_endpoints(deployed.cloud.service_endpoints)
@@ -343,7 +314,7 @@ def test_a_drain_with_allow_cold_cold_migrates_a_stopped_server_and_nova_confirm
     region.wait(lambda: nova_helpers.server(region.driver, stopped)["status"] == "SHUTOFF", 30,
                 "Nova did not stop the server")
     region.names[stopped] = "stopped"
-    region.timeline = Timeline()
+    region.timeline = timeline.Timeline()
     client = v1.Client(session=ks_session.Session(), endpoint_override=region.api_url, api_version="1.11")
     requested = client.drain_hypervisor(empty, "CHG-4712 PSU swap", allow_cold=True)
     assert (requested["state"], requested["reason"].endswith(" (cold migration allowed): CHG-4712 PSU swap")) == (

@@ -64,6 +64,10 @@ class FakeCloud:
         """Live migrations from ``host`` never finish (or finish again)."""
         return self.control("POST", f"/computes/{host}/stall-live-migrations", {"stall": stall})
 
+    def hold_rebuilds(self, host, hold=True):
+        """Rebuilds reaching ``host`` wait, ``accepted``, until released; a stop drops them (or release them)."""
+        return self.control("POST", f"/computes/{host}/hold-rebuilds", {"hold": hold})
+
     def compute_rpc_calls(self) -> list:
         """RPC messages the Nova API has sent to computes while serving requests, oldest first."""
         return self.control("GET", "/compute-rpc")["calls"]

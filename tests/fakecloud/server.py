@@ -16,6 +16,10 @@ Published in ``--endpoints-file`` (JSON): ``compute_url``, ``placement_url``, ``
 - ``POST /computes`` ``{"count": N}``: start N more computes;
 - ``POST /computes/<host>/stall-live-migrations`` ``{"stall": true}``: that source
   host's live migrations never finish (the driver swallows them);
+- ``POST /computes/<host>/hold-rebuilds`` ``{"hold": true}``: a rebuild (an evacuation's)
+  that reaches that compute waits, its migration ``accepted``, until ``{"hold": false}``
+  lets it run; if the compute stops meanwhile it never runs, as when nova-compute dies
+  with the conductor's cast unread;
 - ``POST /fault`` ``{"status": 503}`` (``null`` clears): the compute API answers it;
 - ``GET /compute-rpc``: every RPC message the Nova API has sent to a compute service while
   serving a request (``method``, ``host``, ``call``, ``request``), oldest first;
@@ -177,6 +181,8 @@ class Control:
         self.rpc_log = rpc_log
         self.stopped = {}
         self.stalled = set()
+        self.held = set()  # computes whose rebuilds wait (hold-rebuilds)
+        self.dying = set()  # computes being stopped: their held rebuilds never run
 
     def start_computes(self, count):
         start = len(self.cloud.computes)
@@ -188,14 +194,35 @@ class Control:
     def stop(self, host):
         compute = self.cloud.computes[host]
         if host not in self.stopped:
-            compute.stop()
+            self.dying.add(host)
+            compute.stop()  # waits for the RPC handlers in flight: a held rebuild returns at once
             self.stopped[host] = compute
 
     def start(self, host):
         compute = self.stopped.pop(host, None)
         if compute is not None:
+            self.dying.discard(host)
+            self.held.discard(host)
             self.cloud.computes[host] = self.cloud.restart_compute_service(compute)
             self._apply_stall(host)
+
+    def hold(self, host, hold):
+        """Make ``host``'s rebuilds wait (or let them and the next ones run); see the module docstring."""
+        manager = self.cloud.computes[host].manager
+        if not hold:
+            self.held.discard(host)
+            manager.__dict__.pop("rebuild_instance", None)
+            return
+        self.held.add(host)
+        rebuild = type(manager).rebuild_instance.__get__(manager)
+
+        def held_rebuild(*args, **kwargs):
+            while host in self.held and host not in self.dying:
+                eventlet.sleep(0.05)
+            if host in self.dying:
+                return None  # the compute died with the cast unread: Nova's record stays accepted
+            return rebuild(*args, **kwargs)
+        manager.rebuild_instance = held_rebuild
 
     def stall(self, host, stall):
         (self.stalled.add if stall else self.stalled.discard)(host)
@@ -229,6 +256,8 @@ class Control:
                 self.start(host)
             elif action == "stall-live-migrations":
                 self.stall(host, bool(body.get("stall", True)))
+            elif action == "hold-rebuilds":
+                self.hold(host, bool(body.get("hold", True)))
             else:
                 return 404, {"error": "no action %s" % action}
             return 200, {"host": host, "action": action}

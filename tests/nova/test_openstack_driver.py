@@ -62,6 +62,18 @@ def test_server_groups_aggregates_and_zones_match_nova(driver, layout):
     assert "COMPUTE_NODE" in hypervisors["compute003"].traits
 
 
+def test_a_disabled_compute_keeps_the_zone_of_its_aggregate(driver, layout):
+    # Nova's zone list leaves a disabled service out (a fenced host: issue 32 item 8)
+    driver.disable_service("compute000", "KeyVRM test: fenced")
+    try:
+        zones = c.nova(driver, "GET", "/os-availability-zone/detail", "2.1")["availabilityZoneInfo"]
+        assert not any("compute000" in (z.get("hosts") or {}) for z in zones)
+        hypervisors = {h.name: h for h in driver.list_hypervisors()}
+        assert hypervisors["compute000"].availability_zone == "az-read"
+    finally:
+        driver.enable_service("compute000")
+
+
 def test_inventories_and_usages_match_placement(driver, layout):
     inventories = driver.list_inventories()
     placement = driver.conn.placement

@@ -18,8 +18,9 @@ SERVICE_TYPE = v1.SERVICE_TYPE
 # the failover endpoint, which the panels do not call; 1.6: an aggregate's LB level; 1.7: its
 # overload persistence and least gain of a move; 1.8: a host's drain; 1.9: each recommendation with its latest
 # journal line, so the event page reads a page of them in one call; 1.10: the VM list, events since, hosts by AZ,
-# pages back (sort_dir) and an aggregate's number of hosts; 1.11: a drain that may cold-migrate).
-API_VERSION = "1.11"
+# pages back (sort_dir) and an aggregate's number of hosts; 1.11: a drain that may cold-migrate; 1.12: a host's
+# fencing record with its methods and ISO times, beside Nova's view and when the snapshot saw it).
+API_VERSION = "1.12"
 LB_KEYS = ("cpu", "ram", "net", "hugepages")
 
 
@@ -108,6 +109,11 @@ def hypervisor_list(request, aggregate=None, limit=None, marker=None, **filters)
     ``aggregate`` and ``filters`` (``state``, ``availability_zone``, ``sort_dir``) as the API takes them.
     """
     return keyvrmclient(request).list_hypervisors(aggregate=aggregate, limit=limit, marker=marker, **filters)
+
+
+def hypervisor_get(request, host):
+    """One host: KeyVRM's state and fencing record, and Nova's view of it from the newest snapshot."""
+    return keyvrmclient(request).get_hypervisor(host)
 
 
 def hypervisor_restore(request, host, failback=False):

@@ -33,6 +33,19 @@ HYPERVISORS = [
      'snapshot_id': 3, 'seen_at': '2026-12-04T00:10:00Z', 'restorable': True},
 ]
 
+# A host just fenced (API 1.12): KeyVRM's record has each method, while the snapshot still saw Nova's service up.
+JUST_FENCED_HYPERVISOR = dict(
+    HYPERVISORS[0], host='cmp-6', state='evacuating', state_since='2026-12-04T00:11:05Z',
+    reason=None, event_id='ev-6', fenced_at='2026-12-04T00:11:04Z', restorable=False,
+    fencing=[{'fencer': 'ipmi', 'method': 'bmc_power_off', 'outcome': 'confirmed', 'confirmed': True,
+              'message': 'power off confirmed', 'started_at': '2026-12-04T00:11:00Z',
+              'finished_at': '2026-12-04T00:11:03Z'},
+             {'fencer': 'nova', 'method': 'nova_force_down', 'outcome': 'confirmed', 'confirmed': True,
+              'message': 'forced down and disabled', 'started_at': '2026-12-04T00:11:03Z',
+              'finished_at': '2026-12-04T00:11:04Z'}],
+    service={'state': 'up', 'status': 'enabled', 'forced_down': False, 'disabled_reason': None,
+             'seen_at': '2026-12-04T00:10:00Z'})
+
 # Hosts KeyVRM holds that may not be drained: fenced (HA's), draining and drain_incomplete (an operator's drain).
 FENCED_HYPERVISOR = dict(HYPERVISORS[1], host='cmp-3', state='fenced', reason='fenced by BMC', event_id='ev-2')
 DRAINING_HYPERVISOR = dict(

@@ -1,5 +1,6 @@
 """Hypervisors: KeyVRM's state of each host (since when, why, fencing) and the admin's return to service."""
 
+from keyvrm.api import hypervisor_view
 from keyvrm.api import microversion
 from keyvrm.api import paging
 from keyvrm.api import route
@@ -27,19 +28,20 @@ def list_hypervisors(call):
                                             aggregate=q.get("aggregate"),
                                             availability_zone=q.get("availability_zone"),
                                             descending=q.get("sort_dir") == "desc")
-    return paging.collection(call, "hypervisors", items, limit, lambda i: i["host"])
+    return paging.collection(call, "hypervisors", [hypervisor_view.shown(i, call.version) for i in items], limit,
+                             lambda i: i["host"])
 
 
 def show_hypervisor(call, host):
     """One host's KeyVRM state, fencing record and compute service."""
-    return {"hypervisor": hypervisors_db.get_hypervisor(call.db, host)}
+    return {"hypervisor": hypervisor_view.shown(hypervisors_db.get_hypervisor(call.db, host), call.version)}
 
 
 def restore_hypervisor(call, host):
     """Ask the engine to return a held host to service (unforce, enable), from 1.8 with its failback; audited."""
     hypervisor = db_api.request_hypervisor_restore(call.db, host, call.who, request_id=call.context.request_id,
                                                    failback=bool((call.body or {}).get("failback")))
-    return {"hypervisor": hypervisor}
+    return {"hypervisor": hypervisor_view.shown(hypervisor, call.version)}
 
 
 def drain_hypervisor(call, host):
@@ -50,7 +52,7 @@ def drain_hypervisor(call, host):
     hypervisor = db_api.request_hypervisor_drain(call.db, host, call.body["reason"], call.who,
                                                  request_id=call.context.request_id,
                                                  allow_cold=bool(call.body.get("allow_cold")))
-    return {"hypervisor": hypervisor}
+    return {"hypervisor": hypervisor_view.shown(hypervisor, call.version)}
 
 
 _FIRST = {"host": route.first("hypervisors", "host")}

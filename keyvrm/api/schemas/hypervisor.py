@@ -5,20 +5,43 @@ from keyvrm.api.schemas import common
 from keyvrm.api.schemas import reason
 from keyvrm.model import states
 
-FENCING_STEP = common.obj({"fencer": common.OPT_STRING, "confirmed": {"type": ["boolean", "null"]},
-                           "message": common.OPT_STRING, "started_at": {"type": ["number", "string", "null"]},
-                           "finished_at": {"type": ["number", "string", "null"]}})
-SERVICE = common.nullable(common.obj({"state": common.STRING, "status": common.STRING,
-                                      "forced_down": common.BOOLEAN, "disabled_reason": common.OPT_STRING}))
+_STEP = {"fencer": common.OPT_STRING, "confirmed": {"type": ["boolean", "null"]}, "message": common.OPT_STRING}
+_SERVICE = {"state": common.STRING, "status": common.STRING, "forced_down": common.BOOLEAN,
+            "disabled_reason": common.OPT_STRING}
 STATE = {"type": "string", "enum": states.values(states.HypervisorState)}
-HYPERVISOR_ITEM = common.obj({
-    "host": common.STRING, "state": STATE, "state_since": common.OPT_TIMESTAMP,
-    "reason": common.OPT_STRING, "event_id": common.OPT_STRING, "fenced_at": common.OPT_TIMESTAMP,
-    "fencing": {"type": "array", "items": FENCING_STEP}, "availability_zone": common.OPT_STRING,
-    "aggregates": {"type": "array", "items": common.STRING}, "service": SERVICE,
-    "snapshot_id": common.OPT_INTEGER, "seen_at": common.OPT_TIMESTAMP, "restorable": common.BOOLEAN})
-HYPERVISORS = common.collection("hypervisors", HYPERVISOR_ITEM)
-HYPERVISOR = common.obj({"hypervisor": HYPERVISOR_ITEM})
+
+
+def _fencing_step(version):
+    """One fencer's step of KeyVRM's fencing record: from 1.12 with method, outcome and RFC 3339 times."""
+    if version < microversion.FENCING_RECORD:
+        return common.obj(dict(_STEP, started_at={"type": ["number", "string", "null"]},
+                               finished_at={"type": ["number", "string", "null"]}))
+    return common.obj(dict(
+        _STEP, started_at=common.OPT_TIMESTAMP, finished_at=common.OPT_TIMESTAMP,
+        method=dict(common.OPT_STRING, description="ceph_blocklist, bmc_power_off or nova_force_down"),
+        outcome={"type": "string", "enum": ["confirmed", "failed"]}))
+
+
+def _service(version):
+    """Nova's compute service as the newest snapshot saw it; from 1.12 with ``seen_at``, when."""
+    fields = dict(_SERVICE)
+    if version >= microversion.FENCING_RECORD:
+        fields["seen_at"] = dict(common.OPT_TIMESTAMP, description="when the snapshot that saw it was taken")
+    return common.nullable(common.obj(fields))
+
+
+def hypervisor_item(version):
+    """A hypervisor with KeyVRM's state and fencing record, and Nova's view from the newest snapshot."""
+    return common.obj({
+        "host": common.STRING, "state": STATE, "state_since": common.OPT_TIMESTAMP,
+        "reason": common.OPT_STRING, "event_id": common.OPT_STRING, "fenced_at": common.OPT_TIMESTAMP,
+        "fencing": {"type": "array", "items": _fencing_step(version)}, "availability_zone": common.OPT_STRING,
+        "aggregates": {"type": "array", "items": common.STRING}, "service": _service(version),
+        "snapshot_id": common.OPT_INTEGER, "seen_at": common.OPT_TIMESTAMP, "restorable": common.BOOLEAN})
+
+
+HYPERVISORS = reason.versioned(lambda version: common.collection("hypervisors", hypervisor_item(version)))
+HYPERVISOR = reason.versioned(lambda version: common.obj({"hypervisor": hypervisor_item(version)}))
 
 
 def _restore(version):

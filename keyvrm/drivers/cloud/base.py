@@ -106,6 +106,10 @@ class CloudDriver(abc.ABC):
     def list_migrations(self, changes_since: Optional[float] = None) -> list[snapshot.Migration]:
         """Migration records (evacuations and live migrations), optionally only recent ones."""
 
+    def list_server_migrations(self, server_id: str) -> list[snapshot.Migration]:
+        """The migration records of one server (by default filtered from ``list_migrations``)."""
+        return [mig for mig in self.list_migrations() if mig.server_id == server_id]
+
     @abc.abstractmethod
     def get_migration(self, migration_id: int, server_id: Optional[str] = None) -> snapshot.Migration:
         """One migration record, for polling; ``NotFoundInCloud`` if unknown.

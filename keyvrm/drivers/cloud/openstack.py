@@ -150,7 +150,11 @@ class OpenStackCloudDriver(base.CloudDriver):
         return parse.service(self._service_body(host))
 
     def list_hypervisors(self):
-        """Hypervisors joined with zones, aggregates and Placement traits (by node name)."""
+        """Hypervisors joined with zones, aggregates and Placement traits (by node name).
+
+        Nova's zone list leaves out hosts whose compute service is disabled (a fenced or
+        drained host): such a host takes the zone of its aggregates, as Nova places it.
+        """
         bodies = http.paginate(self._proxy("compute"), "/os-hypervisors/detail", "hypervisors",
                                microversion=HYPERVISORS_MV, params={}, page_size=self.page_size, counter=self.requests)
         zones = parse.availability_zones(
@@ -159,6 +163,8 @@ class OpenStackCloudDriver(base.CloudDriver):
         for agg in self.list_aggregates():
             for host in agg.hosts:
                 aggregates_of.setdefault(host, []).append(agg.name)
+                if agg.availability_zone:
+                    zones.setdefault(host, agg.availability_zone)
         traits = self.placement.traits()
         return [parse.hypervisor(b, zones, aggregates_of, traits.get(b["hypervisor_hostname"], ()))
                 for b in bodies]
@@ -213,6 +219,9 @@ class OpenStackCloudDriver(base.CloudDriver):
     def list_migrations(self, changes_since=None):
         params = {} if changes_since is None else {"changes-since": parse.iso(changes_since)}
         return [parse.migration(b) for b in self._migrations(params)]
+
+    def list_server_migrations(self, server_id):
+        return [parse.migration(b) for b in self._migrations({"instance_uuid": server_id})]
 
     def get_migration(self, migration_id, server_id=None):
         """One record, among its server's (given, or known since this driver started it), else every one's."""

@@ -79,7 +79,8 @@ def server(body: dict, groups_by_member: dict) -> m.VM:
         server_group_id=groups_by_member.get(body["id"]),
         metadata=dict(body.get("metadata") or {}),
         volume_backed=not image,
-        scheduler_hints={k: v for k, v in hints.items() if k != "group"})
+        scheduler_hints={k: v for k, v in hints.items() if k != "group"},
+        vm_state=body.get("OS-EXT-STS:vm_state"))
 
 
 def server_group(body: dict) -> m.ServerGroup:

@@ -17,6 +17,7 @@ from keyvrm.drivers.cloud import base
 from keyvrm.drivers.errors import CloudError
 from keyvrm.drivers.errors import NotFoundInCloud
 from keyvrm.model import snapshot as m
+from keyvrm.simulator import cold_migration
 from keyvrm.simulator import compute
 from keyvrm.simulator import region as r
 
@@ -151,11 +152,13 @@ class SimCloudDriver(base.CloudDriver):
         return self._server(vm)
 
     def _server(self, v):
+        # Nova's API status of a server being rebuilt (an evacuation) is REBUILD, whatever its vm_state
+        status = "REBUILD" if v.task_state == "rebuilding" else v.status
         return m.VM(id=v.id, name=v.name, host=v.host, project_id=v.project_id,
-                    flavor=self._flavor(v.flavor), status=v.status, task_state=v.task_state,
+                    flavor=self._flavor(v.flavor), status=status, task_state=v.task_state,
                     image_id=v.image_id, server_group_id=v.server_group_id,
                     metadata=dict(v.metadata) if v.metadata else {},
-                    volume_backed=v.volume_backed)
+                    volume_backed=v.volume_backed, vm_state=cold_migration.vm_state(v.status))
 
     @r.synchronized
     def list_server_groups(self):

@@ -101,6 +101,25 @@ def test_an_accepted_cancel_is_never_overwritten_by_the_executor_starting(pg_db)
 
 
 @pytest.mark.postgresql
+def test_a_dead_hosts_cancel_of_work_not_started_and_the_executor_starting_it_never_both_win(pg_db):
+    reason = "target cmp-2 failed: HA event ev fenced it"
+    for round_number in range(ROUNDS * 2):
+        event_id = db_api.create_event(pg_db, "agg-race", "HA", "HA")
+        rec_id = db_api.create_recommendation(pg_db, event_id, "evacuate", "vm-d%d" % round_number,
+                                              "cmp-1", "cmp-2", auto_run=True, ha_round=1)
+
+        def attempt(db, i):
+            if i == 0:
+                return db_api.cancel_unstarted(db, rec_id, reason)
+            return _outcome(lambda: db_api.set_recommendation_status(db, rec_id, "running"))
+        cancelled, start = race.race(pg_db.url, attempt, 2)
+        status = db_api.get_recommendation(pg_db, rec_id)["status"]
+        journal = [op["message"] for op in db_api.list_operations(pg_db, rec_id) if op["kind"] == "cancel"]
+        assert cancelled != (start == "ok"), (cancelled, start)
+        assert (status, journal) == (("cancelled", [reason]) if cancelled else ("running", [])), (status, journal)
+
+
+@pytest.mark.postgresql
 def test_one_of_concurrent_unlocks_reports_the_lock_and_writes_one_history_row(pg_db):
     for round_number in range(ROUNDS):
         vm_id = "vm-lock-%d" % round_number

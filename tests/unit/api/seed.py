@@ -42,7 +42,8 @@ def snapshot():
     return m.RegionSnapshot(
         region="RegionOne", taken_at=1764583200.0, availability_zones=(m.AvailabilityZone("az1"),),
         aggregates=(m.Aggregate("agg-a", 1, None, "az1", {}, ("cmp-1", "cmp-2")),),
-        hypervisors=(m.Hypervisor("cmp-1", "az1", ("agg-a",)), m.Hypervisor("cmp-2", "az1", ("agg-a",))),
+        hypervisors=(m.Hypervisor("cmp-1", "az1", ("agg-a",)),
+                     m.Hypervisor("cmp-2", "az1", ("agg-a",), service=m.ComputeService("cmp-2"))),
         sources={m.SOURCE_NOVA: m.SourceStatus(m.SOURCE_NOVA, True, requests=3)})
 
 

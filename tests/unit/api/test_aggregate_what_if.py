@@ -95,7 +95,7 @@ def test_skipped_vms_keep_their_reason_and_the_host_ends_in_error(ha_db, noauth_
     assert host["end_state"] == "error"
 
 
-def test_busy_vms_and_hosts_are_those_of_unfinished_recommendations(ha_db, noauth_app):
+def test_busy_vms_are_those_of_unfinished_recommendations_and_a_busy_failed_host_is_fenced(ha_db, noauth_app):
     # the seed's running recommendation moves vm-locked from cmp-2 to cmp-1: both hosts are busy
     hosts = [_host(h) for h in ("cmp-1", "cmp-2", "h3", "h4")]
     seed.store(ha_db, _region([b.vm("vm-locked", "h3"), b.vm("free", "h3")], hosts))
@@ -105,8 +105,9 @@ def test_busy_vms_and_hosts_are_those_of_unfinished_recommendations(ha_db, noaut
     assert [(r["code"], r["vm_id"]) for r in by_host["h3"]["skipped"]] == [("busy", "vm-locked")]
     assert [mv["vm_id"] for mv in by_host["h3"]["moves"]] == ["free"]  # to h4: cmp-1 is busy too
     assert by_host["h3"]["moves"][0]["target"] == "h4" and by_host["h3"]["end_state"] == "error"
-    assert [(r["code"], r["vm_id"]) for r in by_host["cmp-2"]["skipped"]] == [("busy", None)]
-    assert (by_host["cmp-2"]["fenced"], by_host["cmp-2"]["end_state"]) == (False, "ok")
+    # a dead host is never busy with work that cannot progress (issue 32): fenced, and empty here
+    assert by_host["cmp-2"]["skipped"] == []
+    assert (by_host["cmp-2"]["fenced"], by_host["cmp-2"]["end_state"]) == (True, "maintenance")
 
 
 def test_a_host_keyvrm_already_handles_is_reported_not_planned(ha_db, noauth_app):

@@ -96,6 +96,17 @@ def test_a_snapshot_without_hosts_leaves_the_rows_of_the_newest_one_with_hosts(s
         ("h1", with_hosts), ("h2", with_hosts)]
 
 
+def test_a_host_seen_in_no_zone_keeps_the_zone_its_previous_row_had(sqlite_db):
+    # Nova's zone list leaves out a host whose service is disabled, as fencing leaves it (issue 32 item 8)
+    _store(sqlite_db, _snapshot([_host("cmp-1"), _host("cmp-2")]))
+    fenced = m.Hypervisor("cmp-1", None, ("agg-a",))
+    newcomer = m.Hypervisor("cmp-3", None, ("agg-a",))
+    _store(sqlite_db, _snapshot([fenced, _host("cmp-2"), newcomer], taken_at=T0 + 60))
+    zones = {name: row.availability_zone for name, row in _rows(sqlite_db).items()}
+    assert zones == {"cmp-1": "az1", "cmp-2": "az1", "cmp-3": None}
+    assert hypervisors_db.get_hypervisor(sqlite_db, "cmp-1")["availability_zone"] == "az1"
+
+
 def test_an_older_snapshot_never_replaces_the_rows_of_a_newer_one(sqlite_db):
     older = _snapshot([_host("h1")])
     older_id = db_api.store_snapshot(sqlite_db, older, keep_count=10)

@@ -21,10 +21,10 @@ def test_progress_reads_the_open_attempt_its_migration_and_the_retried_errors():
     vm = m.VM("vm-1", "vm-1", "cmp-1", "p", m.Flavor("f", 1, 512, 1), status="ACTIVE")
     verdict = classify.Verdict("migration_error", classify.RETRY, ())
     ops = [_op("start", 0, "live_migrate of VM vm-1"),
-           _op("prepare", 1, journal.prepared_message(vm, "cmp-2")),
+           _op("prepare", 1, journal.prepared_message(vm, vm.status, "cmp-2")),
            _op("execute", 1, journal.accepted_message("live_migrate", "cmp-2", 7)),
            _op("retry", 1, journal.retry_message(verdict, 1), "live-migration ended error"),
-           _op("prepare", 2, journal.prepared_message(vm, "cmp-2")),
+           _op("prepare", 2, journal.prepared_message(vm, vm.status, "cmp-2")),
            _op("execute", 2, journal.accepted_message("live_migrate", "cmp-2", 8))]
     done = journal.progress(ops)
     assert done == journal.Progress(attempt=2, attempt_closed=False, migration_id=8,

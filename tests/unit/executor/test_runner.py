@@ -397,7 +397,7 @@ def test_a_target_that_dies_mid_migration_ends_the_run_at_once_not_at_the_migrat
     assert clock.slept_s < h.TIMEOUTS_S["migrating"] / 10  # a few polls, not the 6 h of the migrating timeout
     ops = db_api.list_operations(sqlite_db, rec_id)
     assert ops[-1]["kind"] == "error" and "target_down is not worth retrying" in ops[-1]["message"]
-    assert "compute service of the target %s is forced down" % h.TARGET in ops[-1]["error"]
+    assert "the target %s is down: its compute service is forced down" % h.TARGET in ops[-1]["error"]
     assert not db_api.get_vm_state(sqlite_db, vm.id)["locked"]  # the dead target is busy with nothing
     assert db_api.busy_set(sqlite_db).hosts == frozenset()
 

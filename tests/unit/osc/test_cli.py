@@ -188,6 +188,27 @@ def test_hypervisor_list_show_and_restore(served, seeded_db):
     assert db_api.get_hypervisor_state(seeded_db, "cmp-1")["state"] == "restoring"
 
 
+def test_hypervisor_show_puts_keyvrms_fencing_record_beside_novas_view_with_one_time_format(served):
+    result = _openstack(served, "hypervisor", "show", "cmp-1")  # the table an operator reads
+    assert result.returncode == 0, result.stderr
+    fields = [line.split("|")[1].strip() for line in result.stdout.splitlines() if line.startswith("| ")][1:]
+    assert fields[:9] == ["host", "state", "state_since", "reason", "event_id", "fenced_at", "fencing", "service",
+                          "seen_at"]
+    assert "| fencing           | bmc_power_off confirmed 2025-12-01T10:00:00Z-2025-12-01T10:00:03Z: power off" \
+        in result.stdout
+    shown = json.loads(_openstack(served, "hypervisor", "show", "cmp-1", "-f", "json").stdout)
+    assert shown["fencing"] == [{"fencer": "ipmi", "method": "bmc_power_off", "outcome": "confirmed",
+                                 "confirmed": True, "message": "power off", "started_at": "2025-12-01T10:00:00Z",
+                                 "finished_at": "2025-12-01T10:00:03Z"}]
+    assert shown["availability_zone"] == "az1" and shown["fenced_at"].endswith("Z")
+    nova_view = json.loads(_openstack(served, "hypervisor", "show", "cmp-2", "-f", "json").stdout)["service"]
+    assert nova_view == {"state": "up", "status": "enabled", "forced_down": False, "disabled_reason": None,
+                         "seen_at": "2025-12-01T10:00:00Z"}
+    old = _openstack(served, "--os-keyvrm-api-version", "1.10", "hypervisor", "show", "cmp-1", "-c", "fencing")
+    assert old.returncode == 0, old.stderr
+    assert "ipmi confirmed 1764583200.0-1764583203.0: power off" in old.stdout
+
+
 def test_hypervisor_drain_needs_a_reason_and_api_1_8_and_drains_an_ok_host(served, seeded_db):
     without = _openstack(served, "hypervisor", "drain", "cmp-2")
     assert without.returncode != 0 and "--reason" in without.stderr

@@ -116,10 +116,12 @@ def test_ceph_fencing_without_host_address_is_impossible():
     assert [r.code for r in result.reasons] == [reasons.FENCING_IMPOSSIBLE]
 
 
-def test_busy_condemned_host_is_not_fenced():
+def test_a_dead_host_is_fenced_though_unfinished_work_touches_it():
+    # issue 32: the target of an evacuation that died is not "busy" with work it cannot finish
     bad = b.host("bad", state=m.SERVICE_DOWN, heartbeat_age_s=120.0)
-    result = _detect([bad] + _healthy(3), busy=m.BusySet(hosts=frozenset({"bad"})))
-    assert result.to_fence == ()
+    result = _detect([bad] + _healthy(3))
+    assert result.to_fence == ("bad",)
+    assert reasons.BUSY not in [r.code for r in result.reasons]
 
 
 def test_healthy_aggregate_says_no_failure():

@@ -141,10 +141,11 @@ def test_plan_is_deterministic():
     assert _plan(hosts, vms) == _plan(hosts, vms)
 
 
-def test_busy_fenced_host_is_never_a_source():
-    plan = _plan([_dead(), b.host("h1")], [b.vm("a", DEAD)],
-                 busy=m.BusySet(hosts=frozenset({DEAD})))
-    assert plan.moves == () and _codes(plan) == [reasons.BUSY]
+def test_a_fenced_host_touched_by_other_work_is_evacuated_but_the_vm_that_work_holds_stays():
+    plan = _plan([_dead(), b.host("h1", ram_mb=65536)], [b.vm("a", DEAD), b.vm("held", DEAD)],
+                 busy=m.BusySet(hosts=frozenset({DEAD}), vms=frozenset({"held"})))
+    assert [move.vm_id for move in plan.moves] == ["a"]
+    assert [(r.code, r.vm_id) for r in plan.reasons] == [(reasons.BUSY, "held")]
 
 
 def test_a_host_with_a_stale_heartbeat_gets_no_evacuated_vm_though_nova_says_up():

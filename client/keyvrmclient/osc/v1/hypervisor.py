@@ -1,11 +1,33 @@
 """`openstack keyvrm hypervisor list|show|drain|restore`."""
 
+from cliff import columns
 from osc_lib.command import command
 
 from keyvrmclient.osc.v1 import common
 from keyvrmclient import states
 
 LIST_COLUMNS = ("host", "state", "state_since", "reason", "aggregates", "event_id")
+# KeyVRM's own state and fencing record first, then Nova's view of the host as the newest snapshot saw it
+SHOW_FIELDS = ("host", "state", "state_since", "reason", "event_id", "fenced_at", "fencing", "service", "seen_at",
+               "availability_zone", "aggregates", "snapshot_id", "restorable")
+
+
+class FencingColumn(columns.FormattableColumn):
+    """KeyVRM's fencing record, one step a line: ``nova_force_down confirmed 10:00:01Z-10:00:02Z: message``.
+
+    A server below API 1.12 names the fencer (no method, no outcome) and gives POSIX times.
+    """
+
+    def human_readable(self):
+        lines = []
+        for step in self._value or ():
+            outcome = step.get("outcome") or ("confirmed" if step.get("confirmed") else "failed")
+            lines.append("%s %s %s-%s: %s" % (step.get("method") or step.get("fencer"), outcome,
+                                              step.get("started_at"), step.get("finished_at"), step.get("message")))
+        return "\n".join(lines)
+
+    def machine_readable(self):
+        return list(self._value or ())
 
 
 class ListHypervisors(command.Lister):
@@ -25,9 +47,21 @@ class ListHypervisors(command.Lister):
 
 
 class ShowHypervisor(common.ShowById):
-    """Show a hypervisor's KeyVRM state, fencing record and compute service."""
+    """Show a hypervisor's KeyVRM state and fencing record, then its compute service as Nova showed it.
+
+    ``service`` is the newest snapshot's view (``seen_at``, from API 1.12 inside it too):
+    right after a fence it may still read up and enabled; ``fenced_at`` and ``fencing``
+    are KeyVRM's own record of the fence (one step per method, with its outcome).
+    """
 
     argument, metavar, method = "name", "<hypervisor>", "get_hypervisor"
+
+    def take_action(self, parsed_args):
+        item = self._fetch(parsed_args)
+        names, values = common.show(item, [name for name in SHOW_FIELDS if name in item]
+                                    + sorted(set(item) - set(SHOW_FIELDS)))
+        return names, tuple(FencingColumn(item["fencing"]) if name == "fencing" else value
+                            for name, value in zip(names, values))
 
 
 class DrainHypervisor(command.ShowOne):

@@ -305,4 +305,4 @@ class RegionTests(kv_helpers.ReaderTestCase):
 
     def test_client_asks_for_the_microversion_the_panels_are_written_for(self):
         client = keyvrm.keyvrmclient(self.request)
-        self.assertEqual('1.11', client.api_version)  # pinned: no negotiation request
+        self.assertEqual('1.12', client.api_version)  # pinned: no negotiation request

@@ -1,4 +1,7 @@
-"""The hypervisors table, a page at a time: KeyVRM state with since and why, Drain and Return to service for admins."""
+"""The hypervisors table, a page at a time: KeyVRM state with since and why, Drain and Return to service for admins.
+
+And a host's fencing record: a row per fencing method, its outcome and times.
+"""
 
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
@@ -27,6 +30,10 @@ def service_text(datum):
     if service.get('disabled_reason'):
         text += ' (%s)' % service['disabled_reason']
     return text
+
+
+def host_link(datum):
+    return reverse('horizon:admin:keyvrm_hypervisors:detail', args=[datum['host']])
 
 
 def event_link(datum):
@@ -102,7 +109,7 @@ class HypervisorFilter(paging.ServerFilter):
 
 
 class HypervisorsTable(paging.PagedTable, tables.DataTable):
-    host = tables.Column('host', verbose_name=_("Host"))
+    host = tables.Column('host', verbose_name=_("Host"), link=host_link)
     availability_zone = tables.Column('availability_zone', verbose_name=_("Availability zone"), empty_value='-')
     aggregates = tables.Column('aggregates', verbose_name=_("Aggregates"), filters=(', '.join,))
     state = tables.Column('state', verbose_name=_("KeyVRM state"), status=True,
@@ -121,3 +128,22 @@ class HypervisorsTable(paging.PagedTable, tables.DataTable):
         status_columns = ('state',)
         row_actions = (DrainHost, ReturnToService, ReturnWithFailback)
         table_actions = (HypervisorFilter,)
+
+
+class FencingStepsTable(tables.DataTable):
+    """KeyVRM's fencing record of a host: one row per method (Ceph blocklist, BMC power off, Nova force-down)."""
+
+    method = tables.Column('method', verbose_name=_("Method"))
+    outcome = tables.Column('outcome', verbose_name=_("Outcome"), status=True,
+                            status_choices=(('confirmed', True), ('failed', False)))
+    message = tables.WrappingColumn('message', verbose_name=_("What the fencer said"), empty_value='')
+    started = tables.Column('started_at', verbose_name=_("Started"), filters=(keyvrm_time.time_html,))
+    finished = tables.Column('finished_at', verbose_name=_("Finished"), filters=(keyvrm_time.time_html,))
+
+    def get_object_id(self, datum):
+        return datum['method']
+
+    class Meta(object):
+        name = 'fencing'
+        verbose_name = _("Fencing record (KeyVRM)")
+        status_columns = ('outcome',)

@@ -11,6 +11,7 @@ from keyvrm_dashboard.test import data
 from keyvrm_dashboard.test import helpers as kv_helpers
 
 INDEX_URL = reverse('horizon:admin:keyvrm_hypervisors:index')
+DETAIL_URL = reverse('horizon:admin:keyvrm_hypervisors:detail', args=['cmp-6'])
 DRAIN_URL = reverse('horizon:admin:keyvrm_hypervisors:drain', args=['cmp-1'])
 
 
@@ -24,6 +25,40 @@ class AdminHypervisorsTests(kv_helpers.AdminTestCase):
         self.assertContains(res, 'down/disabled forced down (keyvrm: fenced)')
         self.assertContains(res, 'hypervisors__row_cmp-2__action_restore')
         self.assertNotContains(res, 'hypervisors__row_cmp-1__action_restore')
+
+    @helpers.create_mocks({keyvrm: ['hypervisor_get']})
+    def test_a_just_fenced_host_shows_keyvrms_fencing_record_beside_novas_older_view(self):
+        self.mock_hypervisor_get.return_value = data.copied(data.JUST_FENCED_HYPERVISOR)
+        res = self.client.get(DETAIL_URL)
+        self.mock_hypervisor_get.assert_called_once_with(helpers.IsHttpRequest(), 'cmp-6')
+        self.assertContains(res, 'Fencing record (KeyVRM)')
+        for method in ('bmc_power_off', 'nova_force_down'):
+            self.assertContains(res, 'id="fencing__row__%s"' % method)
+        self.assertContains(res, 'forced down and disabled')
+        self.assertContains(res, 'data-keyvrm-time="2026-12-04T00:11:03+00:00"')  # every time one format
+        self.assertContains(res, 'up/enabled')
+        self.assertContains(res, 'id="keyvrm-hypervisor-service-lag"')  # Nova's view predates the fence
+        self.assertContains(res, 'az1')
+
+    @helpers.create_mocks({keyvrm: ['hypervisor_get']})
+    def test_nova_seen_after_the_fence_needs_no_warning(self):
+        seen_after = dict(data.copied(data.JUST_FENCED_HYPERVISOR), seen_at='2026-12-04T00:12:00Z')
+        self.mock_hypervisor_get.return_value = seen_after
+        res = self.client.get(DETAIL_URL)
+        self.assertNotContains(res, 'id="keyvrm-hypervisor-service-lag"')
+
+    @helpers.create_mocks({keyvrm: ['hypervisor_get']})
+    def test_a_host_the_api_does_not_know_is_a_message_not_a_500(self):
+        self.mock_hypervisor_get.side_effect = keyvrm.ClientError(404, 'not_found', 'hypervisor cmp-6 not found')
+        res = self.client.get(DETAIL_URL)
+        self.assertEqual(200, res.status_code)
+        self.assertContains(res, 'hypervisor cmp-6 not found')
+
+    @helpers.create_mocks({keyvrm: ['hypervisor_list']})
+    def test_each_host_links_to_its_detail(self):
+        self.mock_hypervisor_list.return_value = data.copied(data.HYPERVISORS)
+        res = self.client.get(INDEX_URL)
+        self.assertContains(res, 'href="%s"' % reverse('horizon:admin:keyvrm_hypervisors:detail', args=['cmp-2']))
 
     @helpers.create_mocks({keyvrm: ['hypervisor_list', 'hypervisor_restore']})
     def test_restore_calls_the_api(self):

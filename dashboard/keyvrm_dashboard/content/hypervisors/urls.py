@@ -1,4 +1,5 @@
-"""URLs of the Hypervisors panel (index; drain and restore: a host's Drain and Return to service forms)."""
+"""URLs of the Hypervisors panel (index; a host's detail; drain and restore: a host's Drain and Return to service
+forms)."""
 
 from django.urls import re_path
 
@@ -6,6 +7,7 @@ from keyvrm_dashboard.content.hypervisors import views
 
 urlpatterns = [
     re_path(r'^$', views.IndexView.as_view(), name='index'),
+    re_path(r'^(?P<host>[^/]+)/$', views.DetailView.as_view(), name='detail'),
     re_path(r'^(?P<host>[^/]+)/drain/$', views.DrainView.as_view(), name='drain'),
     re_path(r'^(?P<host>[^/]+)/restore/$', views.RestoreView.as_view(), name='restore'),
 ]

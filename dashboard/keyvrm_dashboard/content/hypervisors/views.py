@@ -1,5 +1,5 @@
-"""The Hypervisors panel's views: a page of KeyVRM's hypervisors, filtered; a host's Drain and Return to service
-forms (admins only)."""
+"""The Hypervisors panel's views: a page of KeyVRM's hypervisors, filtered; a host's detail; its Drain and Return to
+service forms (admins only)."""
 
 from django.urls import reverse
 from django.urls import reverse_lazy
@@ -14,6 +14,7 @@ from keyvrm_dashboard.api import keyvrm
 from keyvrm_dashboard.content.hypervisors import forms as hypervisor_forms
 from keyvrm_dashboard.content.hypervisors import tables as hypervisor_tables
 from keyvrm_dashboard import paging
+from keyvrm_dashboard.templatetags import keyvrm_time
 
 INDEX_URL = reverse_lazy('horizon:admin:keyvrm_hypervisors:index')
 
@@ -44,6 +45,41 @@ class IndexView(paging.PagedView, tables.DataTableView):
         except Exception:
             exceptions.handle(self.request, _("Unable to retrieve KeyVRM's hypervisors."))
             return []
+
+
+def seen_before_fence(hypervisor) -> bool:
+    """Whether Nova's view of the host (the newest snapshot's) was taken before KeyVRM's fence of it."""
+    seen = keyvrm_time.parse_time(hypervisor.get('seen_at'))
+    fenced = keyvrm_time.parse_time(hypervisor.get('fenced_at'))
+    return seen is not None and fenced is not None and seen < fenced
+
+
+class DetailView(tables.DataTableView):
+    """One host: KeyVRM's state and its fencing record (a step per method), beside Nova's view from the snapshot."""
+
+    table_class = hypervisor_tables.FencingStepsTable
+    template_name = 'admin/keyvrm_hypervisors/detail.html'
+    page_title = _("Hypervisor {{ host }}")
+
+    def _hypervisor(self):
+        if not hasattr(self, '_fetched'):
+            try:
+                self._fetched = keyvrm.hypervisor_get(self.request, self.kwargs['host'])
+            except Exception:
+                exceptions.handle(self.request, _("Unable to retrieve hypervisor %s.") % self.kwargs['host'])
+                self._fetched = None
+        return self._fetched
+
+    def get_data(self):
+        hypervisor = self._hypervisor()
+        return hypervisor['fencing'] if hypervisor else []
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        hypervisor = self._hypervisor()
+        context.update(host=self.kwargs['host'], hypervisor=hypervisor,
+                       seen_before_fence=bool(hypervisor) and seen_before_fence(hypervisor))
+        return context
 
 
 class _HostModal(access.PolicyRequired, forms.ModalFormView):

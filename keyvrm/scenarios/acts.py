@@ -14,7 +14,8 @@ Scenario keys (see ``keyvrm.scenarios.scenario``)::
       - at: 5m
         action: noop_on                # noop_on (reason) | noop_off | run | cancel | restore
         aggregate: agg-001             #   (host, failback) | drain (host, reason, allow_cold) |
-                                       #   unlock (vm or recommendation) | cycle_now
+                                       #   unlock (vm or recommendation) | cycle_now |
+                                       #   nova_live_migrate (vm, host: by hand, with Nova's API)
         reason: maintenance of rack 2
       - at: 6m
         action: run                    # run/cancel/unlock pick recommendations by their fields:
@@ -27,7 +28,9 @@ Scenario keys (see ``keyvrm.scenarios.scenario``)::
         mid_cycle: true                # at ``at`` itself, while a cycle runs (e.g. between two polls
                                        #   of a migration), not at the next cycle boundary
 
-Every call goes through the REST API; a config the API refuses at the start is a
+Every call goes through KeyVRM's REST API, but ``nova_live_migrate``: the operator's own
+live migration through Nova's API (``openstack server migrate --live-migration --host``),
+which KeyVRM only sees in its next snapshot. A config the API refuses at the start is a
 scenario error naming the field.
 """
 
@@ -39,7 +42,7 @@ from typing import Optional
 from keyvrm.db import api as db_api
 
 ACTIONS = ("set_config", "set_aggregate", "noop_on", "noop_off", "run", "cancel", "restore", "drain", "unlock",
-           "cycle_now")
+           "cycle_now", "nova_live_migrate")
 _FIELDS = {"type": "object"}
 _PICK = {"type": "object", "additionalProperties": False, "minProperties": 1,
          "properties": {"action": {"enum": ["evacuate", "live_migrate", "cold_migrate", "stop"]},
@@ -110,7 +113,7 @@ def _config_acts(at_s, action, fields, path):
 _REQUIRED = {"set_config": ("fields",), "set_aggregate": ("aggregate", "fields"),
              "noop_on": ("aggregate", "reason"), "noop_off": ("aggregate",),
              "run": ("recommendation",), "cancel": ("recommendation",), "restore": ("host",),
-             "drain": ("host", "reason")}
+             "drain": ("host", "reason"), "nova_live_migrate": ("vm", "host")}
 
 
 def missing_parameter(act: Act) -> Optional[str]:

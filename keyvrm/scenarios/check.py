@@ -20,6 +20,7 @@ import json
 import time
 
 from keyvrm.db import api as db_api
+from keyvrm.drivers import errors
 from keyvrm.scenarios import acts as scenario_acts
 from keyvrm.scenarios import expect as scenario_expect
 from keyvrm.scenarios import harness as scenario_harness
@@ -135,8 +136,10 @@ def _schedule_mid_cycle(scen, harness, acts, done, problems) -> list:
 def _perform(scen, harness, act, done):
     """Send ``act``'s REST calls at the newest microversion, as the CLI would; the problems.
 
-    A refused start config is a ScenarioError.
+    A refused start config is a ScenarioError. ``nova_live_migrate`` goes to Nova's API instead.
     """
+    if act.action == "nova_live_migrate":
+        return _nova_live_migrate(harness, act, done)
     calls = scenario_acts.calls(harness.db, act)
     if not calls:
         done.append((harness.elapsed_s, "%s: nothing matches" % act.describe()))
@@ -156,6 +159,19 @@ def _perform(scen, harness, act, done):
         expected = ", expected %d" % wanted if wanted else ""
         problems.append("%s: %s%s" % (scenario_mod.path_text(act.path), text, expected))
     return problems
+
+
+def _nova_live_migrate(harness, act, done):
+    """The operator's own live migration of a VM through Nova's API; the problems (Nova's refusal)."""
+    p = act.params
+    try:
+        migration = harness.emb.drivers.cloud.live_migrate(p["vm"], p["host"])
+    except errors.DriverError as error:
+        done.append((harness.elapsed_s, "%s -> Nova refused: %s" % (act.describe(), error)))
+        return ["%s: Nova refused the live migration: %s" % (scenario_mod.path_text(act.path), error)]
+    harness.operator_migrations.add(migration.id)
+    done.append((harness.elapsed_s, "%s -> Nova accepted migration %s" % (act.describe(), migration.id)))
+    return []
 
 
 def outcomes(harness) -> dict:

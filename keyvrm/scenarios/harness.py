@@ -124,6 +124,7 @@ class Harness:
                                            flows_in_memory=not durable_flows, in_turn=True)
         self.notifier = RecordingNotifier(self.emb.clock)
         self.housekept = []  # [(seconds after the start, keyvrm.engine.housekeeping.Done)]
+        self.operator_migrations = set()  # ids of the Nova migrations the operator asked for by hand
         self.emb.notifier = self.notifier
         self.emb.sync_aggregates()
         self._app = api_app.build_app(self.emb.conf, db=self.emb.db, rpc=None)

@@ -104,7 +104,7 @@ def _service(region, host):
 
 
 def _posix(nova_time):
-    """Nova's UTC time text (``2026-12-04T20:28:13.000000``) as POSIX seconds."""
+    """A UTC time text, Nova's (``2026-12-04T20:28:13.000000``) or KeyVRM's (ISO 8601, ``...Z``), as POSIX seconds."""
     return datetime.datetime.fromisoformat(nova_time).replace(tzinfo=datetime.timezone.utc).timestamp()
 
 
@@ -278,8 +278,9 @@ def test_a_host_that_loses_power_is_fenced_through_its_bmc_and_its_servers_run_e
     # KeyVRM forced the service down before Nova would have called it down on its own
     novas_verdict_s = region.victim_last_report_s + e2e.NOVA_TIMERS[0]
     (nova_fence,) = [step for step in state["fencing"] if step["fencer"] == "nova"]
-    assert nova_fence["confirmed"] and nova_fence["started_at"] < novas_verdict_s, (nova_fence, novas_verdict_s)
-    print("forced down %.1f s before Nova's own verdict" % (novas_verdict_s - nova_fence["started_at"]))
+    forced_down_s = _posix(nova_fence["started_at"])  # ISO 8601 since API 1.12
+    assert nova_fence["confirmed"] and forced_down_s < novas_verdict_s, (nova_fence, novas_verdict_s)
+    print("forced down %.1f s before Nova's own verdict" % (novas_verdict_s - forced_down_s))
     power_fences = [step for step in state["fencing"] if step["fencer"] == "ipmi"]
     assert power_fences and all(step["confirmed"] for step in power_fences), state["fencing"]
     assert power_fences[-1]["message"] in ("power already off", "power off confirmed"), power_fences

@@ -103,6 +103,7 @@ set_recommendation_status = recommendations.set_recommendation_status
 get_recommendation = recommendations.get_recommendation
 list_recommendations = recommendations.list_recommendations
 busy_set = recommendations.busy_set
+work_touching_hosts = recommendations.work_touching_hosts
 page_recommendations = recommendations.page_recommendations
 request_recommendation_run = recommendations.request_recommendation_run
 request_recommendation_cancel = recommendations.request_recommendation_cancel

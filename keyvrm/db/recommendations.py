@@ -116,6 +116,23 @@ def list_recommendations(db, event_id=None, status=None, created_before=None):
         return [_recommendation_dict(r) for r in session.execute(query).scalars()]
 
 
+def work_touching_hosts(db, hosts, statuses, excluding_event, evacuations_of_aggregate=None) -> list:
+    """Recommendations in ``statuses``, not of ``excluding_event``, that touch ``hosts``; oldest first.
+
+    Touching: a source or target among ``hosts``; with ``evacuations_of_aggregate``, also
+    that aggregate's evacuations wherever they go. One statement joined to their events.
+    """
+    rec = models.Recommendation
+    touches = [rec.source_host.in_(hosts), rec.target_host.in_(hosts)]
+    query = sa.select(rec).join(models.Event, models.Event.id == rec.event_id)
+    if evacuations_of_aggregate is not None:
+        touches.append(sa.and_(rec.action == "evacuate", models.Event.aggregate_name == evacuations_of_aggregate))
+    query = query.where(rec.status.in_(statuses), rec.event_id != excluding_event, sa.or_(*touches)) \
+        .order_by(rec.created_at, rec.id)
+    with db.reader() as session:
+        return [_recommendation_dict(r) for r in session.execute(query).scalars()]
+
+
 def busy_set(db):
     """Hosts and VMs that an unfinished recommendation touches (SPEC section 3, step 3)."""
     query = sa.select(models.Recommendation.vm_id, models.Recommendation.source_host,

@@ -133,6 +133,7 @@ class _Run:
         self.was_active = False
         self.error_keys = []
         self.carriers = ()  # the VM's older accepted evacuations Nova may carry this attempt's on
+        self.ends = progress.EndWatch(cloud, db, clock)  # whether the migration followed can still end
 
     # --- helpers ---------------------------------------------------------------------
     def _now(self):
@@ -490,20 +491,19 @@ class _Run:
 
         An operator's cancel request or unlock of the VM takes effect at once; a migration
         whose target (or, live, either end) is down or fenced will not finish
-        (``progress.dead_end``).
+        (``progress.EndWatch``: fenced read every poll, Nova's services every 10 s).
         """
         request = journal.cancel_request(db_api.list_operations(self.db, self.rec["id"]))
         if request:
             return watch.Abandoned(watch.CANCEL, request)
         if not self._holds_lock():
             return watch.Abandoned(watch.UNLOCKED, "the VM was unlocked (openstack keyvrm vm unlock)")
-        dead = progress.dead_end(self.cloud, self.db, self.rec["action"], self.rec["source_host"],
-                                 self.rec["target_host"])
+        dead = self.ends.dead_end(self.rec["action"], self.rec["source_host"], self.rec["target_host"])
         return watch.Abandoned(watch.TARGET_DOWN, dead) if dead else None
 
     def _target_gone(self) -> Optional[watch.Abandoned]:
         """Why to stop waiting for an evacuated VM to start: the target it is on went down (or None)."""
-        dead = progress.host_down(self.cloud, self.db, self.rec["target_host"])
+        dead = self.ends.host_down(self.rec["target_host"])
         return watch.Abandoned(watch.TARGET_DOWN, "the target %s is down: %s" % (self.rec["target_host"], dead)) \
             if dead else None
 

@@ -43,21 +43,6 @@ class Settled:
         return bool(self.cancelled or self.ended or self.running)
 
 
-def _touching(db, hosts, own_event_id, statuses) -> list:
-    hosts = frozenset(hosts)
-    return [rec for status in statuses for rec in db_api.list_recommendations(db, status=status)
-            if rec["event_id"] != own_event_id and (rec["source_host"] in hosts or rec["target_host"] in hosts)]
-
-
-def _waited_for(db, hosts, own_event_id, aggregate_events) -> list:
-    """Running work of other runs on ``hosts``, and their evacuations in flight in the aggregate."""
-    hosts = frozenset(hosts)
-    return [rec for rec in db_api.list_recommendations(db, status=states.RecommendationStatus.RUNNING)
-            if rec["event_id"] != own_event_id and (
-                rec["source_host"] in hosts or rec["target_host"] in hosts
-                or (rec["action"] == "evacuate" and rec["event_id"] in aggregate_events))]
-
-
 def _cancel_reason(rec, hosts, own_event_id) -> str:
     role, host = ("target", rec["target_host"]) if rec["target_host"] in hosts else ("source", rec["source_host"])
     return "%s %s failed: HA event %s fenced it" % (role, host, own_event_id)
@@ -74,21 +59,26 @@ def settle(db, clock, hosts, own_event_id, aggregate, settings) -> Settled:
     ``settings`` are the executor's (its poll interval, retry delay and tier wait bound
     the wait).
     """
-    hosts = frozenset(hosts)
+    hosts = sorted(hosts)
     cancelled = []
-    for rec in _touching(db, hosts, own_event_id, _UNSTARTED):
+    for rec in db_api.work_touching_hosts(db, hosts, _UNSTARTED, own_event_id):
         if db_api.cancel_unstarted(db, rec["id"], _cancel_reason(rec, hosts, own_event_id)):
             cancelled.append(rec["id"])
-    aggregate_events = frozenset(event["id"] for event in db_api.list_events(db, aggregate_name=aggregate))
-    running = _waited_for(db, hosts, own_event_id, aggregate_events)
+
+    def still_running():
+        # other runs' work on the hosts, and their evacuations in flight in the aggregate
+        return db_api.work_touching_hosts(db, hosts, (states.RecommendationStatus.RUNNING,), own_event_id,
+                                          evacuations_of_aggregate=aggregate)
+
+    running = still_running()
     waited = {rec["id"] for rec in running}
     deadline_s = clock.time() + wait_bound_s(settings)
     while running and clock.time() < deadline_s:
         clock.sleep(min(settings.poll_interval_s, max(0.0, deadline_s - clock.time())))
-        running = _waited_for(db, hosts, own_event_id, aggregate_events)
+        running = still_running()
     still = tuple(sorted(rec["id"] for rec in running))
     if still:
         LOG.warning("hosts %s: %d recommendations of other runs still run on them or in aggregate %s after %.0f s;"
-                    " their VMs and targets stay out of this plan", ", ".join(sorted(hosts)), len(still), aggregate,
+                    " their VMs and targets stay out of this plan", ", ".join(hosts), len(still), aggregate,
                     wait_bound_s(settings))
     return Settled(tuple(cancelled), tuple(sorted(waited - set(still))), still)

@@ -97,10 +97,11 @@ class Notifier:
         self._transport = transport or oslo_messaging.get_notification_transport(conf)
         self._notifier = oslo_messaging.Notifier(self._transport, publisher_id=PUBLISHER_ID,
                                                  driver=driver, topics=topics)
-        if not self._notifier.is_enabled():
-            LOG.warning("no [oslo_messaging_notifications] driver is set: KeyVRM alerts are "
-                        "dropped (set driver = messagingv2)")
         self._alertmanager = alertmanager_endpoint(conf.executor.alertmanager_url)
+        drivers = [driver] if driver is not None else conf.oslo_messaging_notifications.driver
+        if all(name == "noop" for name in drivers) and not self._alertmanager:  # the default: no driver at all
+            LOG.warning("KeyVRM alerts go only to this log: set [oslo_messaging_notifications] driver = "
+                        "messagingv2 and/or [executor] alertmanager_url to send them")
         self._timeout_s = conf.executor.alertmanager_timeout
         self._logged = set()  # (event type, subject, reason, cleared) of the alerts logged
 

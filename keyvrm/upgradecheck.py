@@ -2,7 +2,9 @@
 
 Checks, each Success, Warning or Failure with what to do:
 
-* **Database schema** is at the revision this code ships (else ``keyvrm-manage db sync``).
+* **Database schema** is at the revision this code ships (else ``keyvrm-manage db sync``);
+  a ``[database] connection`` that cannot be opened (its Python driver missing) is a failure
+  naming the package.
 * **No other automatic evacuation or balancing**: the operator guide forbids running
   KeyVRM beside Masakari's ``instance-ha`` or Watcher's ``resource-optimization`` service;
   either in the Keystone catalog is a warning (an unreadable catalog too).
@@ -22,6 +24,7 @@ from oslo_upgradecheck import upgradecheck
 from keyvrm.db import api as db_api
 from keyvrm.db import migration
 from keyvrm.db import session as db_session
+from keyvrm import exception
 
 Code = upgradecheck.Code
 Result = upgradecheck.Result
@@ -30,15 +33,15 @@ RIVAL_SERVICES = {"instance-ha": "Masakari", "resource-optimization": "Watcher"}
 
 
 def _catalog_service_types(conf) -> set:
-    """Service types in the Keystone catalog the [cloud] credentials see."""
+    """Service types in the Keystone catalog the [cloud] credentials see; LookupError without a Keystone."""
     from keyvrm.drivers.cloud import openstack as openstack_driver
     connection = openstack_driver.connection_from_conf(conf)
     auth = connection.session.auth
     if auth is None or not hasattr(auth, "get_access"):
         # no Keystone (noauth endpoints, a token-less plugin): there is no catalog to read
-        raise LookupError("no Keystone catalog with these [cloud] credentials (auth type %s): set [cloud] "
-                          "auth_type = password and its options to check for rival services"
-                          % (type(auth).__name__ if auth is not None else "none"))
+        raise LookupError("the [cloud] credentials reach no Keystone (auth plugin %s), so there is no catalog to"
+                          " read: with [cloud] auth_type = password and its options this check looks for rival"
+                          " services" % (type(auth).__name__ if auth is not None else "none"))
     access = auth.get_access(connection.session)
     return {entry.get("type") for entry in access.service_catalog.catalog}
 
@@ -71,14 +74,25 @@ class Checks(upgradecheck.UpgradeCommands):
             self._db = db_session.database_from_conf(self.conf)
         return self._db
 
+    def _revision(self):
+        """(the database's revision, None), or (None, the InvalidField that keeps it shut: a missing driver)."""
+        try:
+            return migration.current_revision(self.db.engine), None
+        except exception.InvalidField as exc:
+            return None, exc
+
     def _schema_is_current(self) -> bool:
-        return migration.current_revision(self.db.engine) == migration.head_revision()
+        current, error = self._revision()
+        return error is None and current == migration.head_revision()
 
     def _not_checked(self):
-        return Result(Code.WARNING, "not checked: the database is not at the current schema (see Database schema)")
+        return Result(Code.WARNING, "not checked: the database is not open at the current schema (see Database "
+                                    "schema)")
 
     def _schema(self):
-        current, head = migration.current_revision(self.db.engine), migration.head_revision()
+        (current, error), head = self._revision(), migration.head_revision()
+        if error is not None:
+            return Result(Code.FAILURE, "invalid %s" % error)
         if current == head:
             return Result(Code.SUCCESS, "at revision %s" % head)
         return Result(Code.FAILURE, "the database is at revision %s, this code needs %s: run keyvrm-manage "
@@ -90,6 +104,8 @@ class Checks(upgradecheck.UpgradeCommands):
     def _rivals(self):
         try:
             types = self._catalog_types(self.conf)
+        except LookupError as exc:  # no Keystone to ask
+            return Result(Code.WARNING, "not checked: %s" % exc)
         except Exception as exc:  # any auth or connection failure: reported, never fatal
             return Result(Code.WARNING, "could not read the Keystone catalog with the [cloud] credentials: %s"
                                         % exc)

@@ -28,13 +28,21 @@ def _aggregate_row(session, name, lock=False):
     query = sa.select(models.AggregateConfig).where(models.AggregateConfig.name == name)
     row = session.execute(query.with_for_update() if lock else query).scalar_one_or_none()
     if row is None:
-        if session.execute(sa.select(models.RegionData.id).limit(1)).first() is None:
-            raise exception.NotFound(
-                f"aggregate {name!r} is not known to KeyVRM yet: it learns the aggregates from Nova at its first"
-                " cycle, and none has run; run one now (openstack keyvrm cycle run, POST /v1/cycles) or wait"
-                " for the next one (the business config's period)")
-        raise exception.NotFound(f"aggregate {name!r} is not known to KeyVRM")
+        raise _unknown_aggregate(session, name)
     return row
+
+
+def _unknown_aggregate(session, name) -> exception.NotFound:
+    """NotFound for ``name``; before KeyVRM's first harvest, how aggregates appear and how to get there now."""
+    if session.execute(sa.select(models.RegionData.id).limit(1)).first() is not None:
+        return exception.NotFound(f"aggregate {name!r} is not known to KeyVRM")
+    enabled = session.execute(sa.select(models.AppConfig.enabled).where(models.AppConfig.id == 1)).scalar()
+    enable = "" if enabled else "enable KeyVRM (openstack keyvrm config set --enabled true: a disabled cycle " \
+                                "reads nothing), then "
+    return exception.NotFound(
+        f"aggregate {name!r} is not known to KeyVRM yet: it learns the aggregates from Nova at its first"
+        f" cycle, and none has run; {enable}run one now (openstack keyvrm cycle run, POST /v1/cycles) or wait"
+        " for the next one (the business config's period)")
 
 
 def get_aggregate_config(db, name):

@@ -1,7 +1,5 @@
 """keyvrm-status upgrade check: each check's verdict on a deployment's database, catalog and sources."""
 
-import types
-
 from oslo_config import cfg
 from oslo_policy import opts as policy_opts
 from oslo_upgradecheck import upgradecheck as oslo_upgradecheck
@@ -11,7 +9,6 @@ from keyvrm.cmd import status
 from keyvrm import conf as keyvrm_conf
 from keyvrm.db import api as db_api
 from keyvrm.db import migration
-from keyvrm.drivers.cloud import openstack as openstack_driver
 from keyvrm.drivers import errors
 from keyvrm.model import snapshot
 from keyvrm import upgradecheck
@@ -143,14 +140,24 @@ def test_an_ha_aggregate_the_last_cycle_found_short_of_its_reserve_warns_until_i
     assert verdicts(checks(conf))["Failover reserve of HA aggregates"] == (Code.SUCCESS, None)
 
 
-def test_a_cloud_without_keystone_says_there_is_no_catalog_to_read_not_an_attribute_error(monkeypatch):
-    class NoAuth:
-        """An auth plugin for endpoints without Keystone (it has no get_access)."""
+def test_a_cloud_without_keystone_is_a_warning_that_there_is_no_catalog_to_read_not_an_attribute_error(ready):
+    conf, _ = ready
+    conf.set_override("auth_type", "none", group="cloud")  # as the fake cloud runs: endpoints, no Keystone
+    conf.set_override("compute_endpoint_override", "http://127.0.0.1:1/compute/v2.1", group="cloud")
+    command = upgradecheck.Checks(conf, metrics=lambda _c: Answering(), heartbeat=lambda _c: Answering())
+    assert verdicts(command)["No other automatic evacuation or balancing"] == (
+        Code.WARNING, "not checked: the [cloud] credentials reach no Keystone (auth plugin NoAuth), so there is no "
+                      "catalog to read: with [cloud] auth_type = password and its options this check looks for "
+                      "rival services")
+    assert command.check() == Code.WARNING
 
-    class Connection:
-        session = types.SimpleNamespace(auth=NoAuth())
 
-    monkeypatch.setattr(openstack_driver, "connection_from_conf", lambda conf: Connection())
-    with pytest.raises(LookupError, match=r"no Keystone catalog with these \[cloud\] credentials "
-                                          r"\(auth type NoAuth\)"):
-        upgradecheck._catalog_service_types(object())
+def test_a_database_whose_driver_is_missing_fails_the_schema_check_naming_the_package(ready):
+    conf, _ = ready
+    conf.set_override("connection", "postgresql+pg8000://keyvrm@127.0.0.1/keyvrm", group="database")  # not installed
+    found = verdicts(checks(conf))
+    assert found["Database schema"] == (Code.FAILURE, "invalid [database] connection: the database driver of "
+                                                      "postgresql+pg8000:// is not installed (pg8000): install the "
+                                                      "Python driver pg8000")
+    assert found["Fencing for HA aggregates"] == (Code.WARNING, "not checked: the database is not open at the "
+                                                                "current schema (see Database schema)")

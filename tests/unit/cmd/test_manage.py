@@ -1,20 +1,15 @@
 """keyvrm-manage as an operator runs it: a real process, a real database file or server."""
 
-import configparser
 import datetime
 import json
 import os
-import pathlib
 import subprocess
 import sys
 
 import pytest
 
-from keyvrm.db import database
 from keyvrm.db import migration
 from keyvrm.db import models
-
-ROOT = pathlib.Path(__file__).resolve().parents[3]
 
 
 def _manage(tmp_path, *args, config_file=None):
@@ -82,23 +77,6 @@ def test_db_sync_on_postgresql_through_a_config_file(tmp_path, pg_databases):
     assert "postgresql" in result.stdout
     assert not (tmp_path / "keyvrm.sqlite").exists()
     assert _manage(tmp_path, "db", "version", config_file=config_file).returncode == 0
-
-
-def test_db_sync_without_the_databases_python_driver_says_which_package_installs_it(tmp_path):
-    config_file = tmp_path / "keyvrm.conf"
-    config_file.write_text("[database]\nconnection = postgresql+pg8000://keyvrm@127.0.0.1/keyvrm\n")  # not installed
-    result = _manage(tmp_path, "db", "sync", config_file=config_file)
-    assert result.returncode == 1 and "Traceback" not in result.stderr
-    assert "invalid [database] connection: the database driver of postgresql+pg8000:// is not installed (pg8000)" \
-        in result.stderr
-
-
-def test_the_postgresql_extra_installs_the_driver_the_docs_name():
-    setup = configparser.ConfigParser()
-    setup.read(ROOT / "setup.cfg")
-    assert "psycopg2-binary" in setup["extras"]["postgresql"]
-    database.check_driver("postgresql+psycopg2://keyvrm@127.0.0.1/keyvrm")  # installed: no error
-    assert "keyvrm[postgresql]" in database.DRIVER_PACKAGES["psycopg2"]
 
 
 def test_db_purge_commits_batches_of_max_rows_and_prints_each_and_refuses_a_bad_date(tmp_path, sqlite_db):

@@ -161,3 +161,32 @@ def test_a_repeating_alert_is_logged_once_at_its_level_even_where_alerts_go_nowh
                           " (aggregate agg-1, host cmp-3, reason_code host_alive_service_down)"),
         (logging.ERROR, "alert keyvrm.recommendation.error: refused is not worth retrying"
                         " (vm_id vm-1, recommendation_id rec-1)")]
+
+
+def test_with_neither_a_notification_driver_nor_an_alertmanager_the_notifier_says_alerts_go_only_to_the_log(
+        conf, fake_bus, caplog):
+    transport, _ = fake_bus
+    with caplog.at_level(logging.WARNING, logger=notifications.__name__):
+        notifications.Notifier(conf, transport)  # the settings the README lists: no driver, no Alertmanager
+        notifications.Notifier(conf, transport, driver="messagingv2", topics=[TOPIC])
+        conf.set_override("alertmanager_url", "http://127.0.0.1:9093", group="executor")
+        notifications.Notifier(conf, transport)
+    assert [(r.levelno, r.getMessage()) for r in caplog.records] == [
+        (logging.WARNING, "KeyVRM alerts go only to this log: set [oslo_messaging_notifications] driver = "
+                          "messagingv2 and/or [executor] alertmanager_url to send them")]
+
+
+def test_a_failed_recommendation_is_logged_as_an_error_with_the_settings_the_readme_lists(
+        sqlite_db, conf, fake_bus, caplog):
+    transport, _ = fake_bus
+    notifier = notifications.Notifier(conf, transport)
+    region = h.small_region()
+    vm = h.vm_on(region, h.SOURCE)
+    faults.migration_stuck(region, {"count": 1})
+    _, rec_id = h.recommendation(sqlite_db, "live_migrate", vm.id)
+    with caplog.at_level(logging.WARNING, logger=notifications.__name__):
+        assert runner.run_recommendation(sqlite_db, SimCloudDriver(region), rec_id, clock=h.RegionClock(region),
+                                         settings=h.SETTINGS, notifier=notifier) == "failed"
+    assert [(r.levelno, r.getMessage()) for r in caplog.records if r.getMessage().startswith("alert ")] == [
+        (logging.ERROR, "alert keyvrm.recommendation.error: migration_timeout is not worth retrying (aggregate "
+                        "agg-001, vm_id %s, recommendation_id %s)" % (vm.id, rec_id))]

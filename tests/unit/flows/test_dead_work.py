@@ -1,5 +1,7 @@
 """Work of other runs on a host HA just fenced is ended before its VMs are planned (issue 32: never "busy")."""
 
+import logging
+
 from keyvrm.db import api as db_api
 from keyvrm.executor.settings import ExecutorSettings
 from keyvrm.flows import context
@@ -73,6 +75,16 @@ def test_running_work_that_does_not_end_is_waited_for_one_tier_wait_retry_delay_
     settled = dead_work.settle(sqlite_db, clock, [DEAD], own, "agg-a", SETTINGS)
     assert settled == dead_work.Settled(running=(running,))
     assert clock.time() - 1000.0 == dead_work.wait_bound_s(SETTINGS) == 74.0
+
+
+def test_a_dead_host_still_busy_after_the_wait_is_a_warning_in_the_log(sqlite_db, caplog):
+    own, lb, _ = _events(sqlite_db)
+    _rec(sqlite_db, lb, "vm-1", DEAD, "cmp-2", status=states.RecommendationStatus.RUNNING)
+    with caplog.at_level(logging.WARNING, logger=dead_work.__name__):
+        dead_work.settle(sqlite_db, h.StepClock(), [DEAD], own, "agg-a", SETTINGS)
+    assert [(r.levelno, r.getMessage()) for r in caplog.records] == [(
+        logging.WARNING, "hosts %s: 1 recommendations of other runs still run on them or in aggregate agg-a after 74 s;"
+                         " their VMs and targets stay out of this plan" % DEAD)]
 
 
 def test_another_runs_evacuation_in_the_aggregate_is_waited_for_its_target_may_be_the_last_one(sqlite_db):

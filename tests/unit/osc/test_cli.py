@@ -144,6 +144,22 @@ def test_event_list_table_and_cycle_run(served, seeded_db):
     assert [c["status"] for c in db_api.page_cycles(seeded_db, 1)] == ["requested"]
 
 
+def test_aggregate_set_before_the_first_cycle_says_aggregates_come_from_it_and_cycle_run_asks_for_one(sqlite_db):
+    server = serve.serve_in_thread(seed.make_app(sqlite_db), "127.0.0.1", 0)  # a new deployment: no cycle yet
+    try:
+        enabled = _openstack(server, "config", "set", "--enabled", "true")
+        refused = _openstack(server, "aggregate", "set", "agg-1", "--marker", "HA")
+        run = _openstack(server, "cycle", "run", "-f", "json")
+    finally:
+        server.shutdown()
+    assert enabled.returncode == 0, enabled.stderr
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr
+    assert "aggregate 'agg-1' is not known to KeyVRM yet: it learns the aggregates from Nova at its first cycle, " \
+           "and none has run; run one now (openstack keyvrm cycle run, POST /v1/cycles)" in refused.stderr
+    assert run.returncode == 0, run.stderr
+    assert [c["status"] for c in db_api.page_cycles(sqlite_db, 1)] == ["requested"]
+
+
 def test_cycle_show_lists_the_aggregates_runs_that_had_nothing_to_do(served, seeded_db):
     cycle_id = min(c["id"] for c in db_api.page_cycles(seeded_db, 10))
     result = _openstack(served, "cycle", "show", str(cycle_id), "-f", "json")

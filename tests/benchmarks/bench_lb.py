@@ -15,7 +15,11 @@ lower bounds on its migrations (``tests/benchmarks/lb_bounds.py``) and its ratio
 them: ``LB(sd)``, the least migrations an optimistic relaxation needs to reach the
 hot-resource spread the result reached, and "to limit", the least that take every host
 at or above the hot resource's ceiling to the target ceiling (exact for the sources).
-The last table gives, per region size and planner, the medians over the seeds.
+``LBjoint`` is the least migrations that bring both the CPU and the RAM spread to where the
+result brought them in one plan (valid for any plan, see ``lb_bounds.moves_to_sds``; at
+least LB(sd) on every region measured), and ``GB(M)`` the least GB any plan of the result's
+M migrations that takes every hot host to the target ceiling copies. The last table gives,
+per region size and planner, the medians over the seeds.
 
 With ``--watcher`` (``tox -e bench-watcher``, which installs python-watcher), regions of
 up to ``--watcher-max-hosts`` hosts are also planned by OpenStack Watcher's own strategies,
@@ -38,6 +42,7 @@ import bisect
 import collections
 import dataclasses
 import json
+import math
 import os
 import statistics
 import sys
@@ -161,24 +166,30 @@ def bounds(snap, config, resource, result):
     ``lb_sd``: LB(sd reached), the larger of LB(sd reached on CPU) and LB(sd reached on RAM)
     (``lb_sd_cpu``, ``lb_sd_ram``): a plan that narrows both spreads needs at least as many
     migrations as either asks (one move may serve both, so not their sum); on a region hot on
-    one resource the other's is usually 0 or small. ``lb_limit``: the least migrations that take
-    every host at or above the ceiling on ``resource`` (the plan's, after ``balance_config``)
-    to the target ceiling; ``gb_limit``: the least GB any plan doing that copies. Each with the
-    ratio of the result's migrations (GB) to it.
+    one resource the other's is usually 0 or small. ``lb_joint``: LBjoint, the least migrations
+    that reach both spreads in one plan. ``lb_limit``: the least migrations that take every host
+    at or above the ceiling on ``resource`` (the plan's, after ``balance_config``) to the target
+    ceiling; ``gb_limit``: the least GB any plan doing that copies; ``gb_moves``: GB(M), the
+    least any plan of the result's count of migrations doing that copies. Each with the ratio of
+    the result's migrations (GB) to it.
     """
     index = snap.index()
     effective = lb.balance_config(config, [scoring.demand_load(h, index.vms_on(h.name)) for h in snap.hypervisors])
     ceiling, target = effective.lb_ceilings.get(resource), effective.lb_target_ceiling(resource)
     per_resource = {key: lb_bounds.moves_to_sd(snap, key, result["after"][key + "_std"]) for key in ("cpu", "ram")}
     lb_sd = max((v for v in per_resource.values() if v is not None), default=None)
+    lb_joint = lb_bounds.moves_to_sds(snap, {key: result["after"][key + "_std"] for key in ("cpu", "ram")})
     lb_limit = lb_bounds.moves_to_limit(snap, resource, ceiling, target) if ceiling is not None else None
     gb_limit = lb_bounds.gb_to_limit(snap, resource, ceiling, target) if ceiling is not None else None
     moves = result["migrations"]
+    gb_moves = lb_bounds.gb_for_moves(snap, resource, ceiling, target, moves) if ceiling is not None else None
     floor = lb_bounds.relief_floors(snap, resource, ceiling, target, moves).get(moves) if ceiling is not None else None
     return dict(result, lb_sd=lb_sd, lb_sd_cpu=per_resource["cpu"], lb_sd_ram=per_resource["ram"],
                 vs_lb_sd=_ratio(moves, lb_sd), relief_floor=floor and round(floor, 2),
+                lb_joint=lb_joint, vs_lb_joint=_ratio(moves, lb_joint),
                 lb_limit=lb_limit, vs_lb_limit=_ratio(moves, lb_limit),
                 gb_limit=gb_limit, vs_gb_limit=_ratio(result["gb_moved"], gb_limit),
+                gb_moves=gb_moves, vs_gb_moves=_ratio(result["gb_moved"], gb_moves),
                 mean_shift=round(result["after"][resource + "_mean"] - describe(snap, config)[resource + "_mean"], 2))
 
 
@@ -214,7 +225,8 @@ def run_greedy(snap, config, resource):
 
 
 def _ratio(a, b):
-    return round(a / b, 2) if b else None
+    """a / b, None where the bound b is 0 or infinite (no plan of that count relieves every hot host)."""
+    return round(a / b, 2) if b and b != math.inf else None
 
 
 def run_size(shape_name, hosts, seed, levels=(), cpu_demand_max_pct=100.0, watcher=False,
@@ -251,14 +263,16 @@ def _row(name, r, hot, before):
     a = r["after"]
     return ("  %-17s moves %6d  GB %8.1f  syn std %5.2f->%5.2f  %s std %5.2f->%5.2f  max cpu/ram/net"
             " %5.1f/%5.1f/%5.1f  overloaded %d->%d  violations cap %d aa %d  plan %.3fs (cpu %.3fs)"
-            "  2nd plan %s  LB(sd) %s (%sx; cpu %s ram %s; relief floor %sx)  to limit %s (%sx), %s GB (%sx)"
+            "  2nd plan %s  LB(sd) %s (%sx; cpu %s ram %s; relief floor %sx)  LBjoint %s (%sx)"
+            "  to limit %s (%sx), %s GB (%sx), GB(M) %s (%sx)"
             % (name, r["migrations"], r["gb_moved"], before["syn_std"], a["syn_std"], hot,
                before[hot + "_std"], a[hot + "_std"], a["cpu_max"], a["ram_max"], a["net_max"],
                before["overloaded"], a["overloaded"], r["capacity_violations"],
                r["anti_affinity_violations"], r["plan_s"], r["plan_cpu_s"],
                "-" if r["second_plan_moves"] is None else r["second_plan_moves"],
-               r["lb_sd"], r["vs_lb_sd"], r["lb_sd_cpu"], r["lb_sd_ram"], r["relief_floor"], r["lb_limit"],
-               r["vs_lb_limit"], r["gb_limit"], r["vs_gb_limit"]))
+               r["lb_sd"], r["vs_lb_sd"], r["lb_sd_cpu"], r["lb_sd_ram"], r["relief_floor"], r["lb_joint"],
+               r["vs_lb_joint"], r["lb_limit"], r["vs_lb_limit"], r["gb_limit"], r["vs_gb_limit"], r["gb_moves"],
+               r["vs_gb_moves"]))
 
 
 def main(argv=None):
@@ -332,9 +346,9 @@ def main(argv=None):
 
 def print_summary(results, names):
     """Per shape, size and planner: medians over the seeds of the figures the targets read."""
-    print("%-5s %6s %-14s %7s %8s %7s %7s %7s %8s %8s %6s %6s %6s %7s %8s" % (
-        "shape", "hosts", "planner", "moves", "GB", "sd", "sd oth", "max", "LB(sd)", "x LB", "floor", "limit", "x lim",
-        "x GB lim", "plan cpu"))
+    print("%-5s %6s %-14s %7s %8s %7s %7s %7s %8s %8s %6s %7s %7s %6s %6s %7s %7s %8s" % (
+        "shape", "hosts", "planner", "moves", "GB", "sd", "sd oth", "max", "LB(sd)", "x LB", "floor", "LBjoint",
+        "x LBj", "limit", "x lim", "x GB lim", "x GB(M)", "plan cpu"))
     groups = collections.defaultdict(list)
     for r in results:
         groups[(r["shape"], r["hosts"])].append(r)
@@ -349,13 +363,14 @@ def print_summary(results, names):
                 return statistics.median(values) if values else float("nan")
 
             other = "ram" if shape == "cpu" else "cpu"
-            print("%-5s %6d %-14s %7.1f %8.0f %7.2f %7.2f %7.1f %8.1f %8.2f %6.2f %6.1f %6.2f %7.2f %8.3f" % (
-                shape, hosts, name, med("migrations"), med("gb_moved"),
-                statistics.median(row["after"][shape + "_std"] for row in rows),
-                statistics.median(row["after"][other + "_std"] for row in rows),
-                statistics.median(row["after"][shape + "_max"] for row in rows),
-                med("lb_sd"), med("vs_lb_sd"), med("relief_floor"), med("lb_limit"), med("vs_lb_limit"),
-                med("vs_gb_limit"), med("plan_cpu_s")))
+            print("%-5s %6d %-14s %7.1f %8.0f %7.2f %7.2f %7.1f %8.1f %8.2f %6.2f %7.1f %7.2f %6.1f %6.2f %7.2f %7.2f"
+                  " %8.3f" % (
+                      shape, hosts, name, med("migrations"), med("gb_moved"),
+                      statistics.median(row["after"][shape + "_std"] for row in rows),
+                      statistics.median(row["after"][other + "_std"] for row in rows),
+                      statistics.median(row["after"][shape + "_max"] for row in rows),
+                      med("lb_sd"), med("vs_lb_sd"), med("relief_floor"), med("lb_joint"), med("vs_lb_joint"),
+                      med("lb_limit"), med("vs_lb_limit"), med("vs_gb_limit"), med("vs_gb_moves"), med("plan_cpu_s")))
 
 
 if __name__ == "__main__":

@@ -1,5 +1,12 @@
 """The benchmark's lower bounds on LB migrations (tests/benchmarks/lb_bounds.py): exact cases and no plan below them."""
 
+import itertools
+import math
+import statistics
+
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 import pytest
 
 from keyvrm.model import settings
@@ -66,11 +73,16 @@ def test_no_plan_of_any_level_needs_fewer_migrations_than_the_bounds(shape, seed
         mean = sum(values) / len(values)
         sd = (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5
         assert len(plan.moves) >= lb_bounds.moves_to_sd(snap, shape, sd), level
+        sds = {key: statistics.pstdev(scoring.demand_load(h, after_index.vms_on(h.name)).values()[i]
+                                      for h in after.hypervisors) for i, key in enumerate(("cpu", "ram"))}
+        assert len(plan.moves) >= lb_bounds.moves_to_sds(snap, sds), level
         effective = lb.balance_config(config, [scoring.demand_load(h, index.vms_on(h.name))
                                                for h in snap.hypervisors])
         if max(values) < effective.lb_target_ceiling(shape):  # every hot host was taken to the limit
-            assert len(plan.moves) >= lb_bounds.moves_to_limit(
-                snap, shape, effective.lb_ceilings[shape], effective.lb_target_ceiling(shape)), level
+            ceiling, target = effective.lb_ceilings[shape], effective.lb_target_ceiling(shape)
+            assert len(plan.moves) >= lb_bounds.moves_to_limit(snap, shape, ceiling, target), level
+            copied = sum(index.vms[mv.vm_id].flavor.ram_mb // 1024 for mv in plan.moves)
+            assert copied >= lb_bounds.gb_for_moves(snap, shape, ceiling, target, len(plan.moves)), level
 
 
 def test_the_relief_floor_keeps_each_hot_hosts_least_moves_then_goes_greedily():
@@ -106,3 +118,99 @@ def test_the_gb_bound_covers_each_hot_hosts_excess_with_the_least_ram():
     assert lb_bounds.gb_to_limit(_region(vms), "cpu", 85.0, 70.0) == 8.0  # 20: two small ones beat the big one
     assert lb_bounds.gb_to_limit(_region(vms), "cpu", 85.0, 55.0) == 20.0  # 35: the big one and the 10
     assert lb_bounds.gb_to_limit(_region(vms), "cpu", 95.0, 75.0) == 0.0
+
+
+def _vm(vm_id, host, cpu_points, ram_points, gb=None, **kwargs):
+    """A VM carrying that many points of a 40-core, 100-GB host's CPU and RAM (flavor RAM ``gb``)."""
+    return b.vm(vm_id, host, vcpus=1, ram_mb=1024 * (gb or max(1, round(ram_points))),
+                metrics=m.VMMetrics(cpu_cores=cpu_points * 0.4, ram_mb=ram_points * 1024.0), **kwargs)
+
+
+def _hosts(loads):
+    return [b.host(name, vcpus=40, ram_mb=102400, cpu_pct=cpu, ram_pct=ram) for name, cpu, ram in loads]
+
+
+def test_the_gb_bound_for_a_count_of_moves_splits_it_between_hot_hosts_by_least_ram():
+    # "hot" needs 20 points off: the 25-point 16 GB VM (1 move) or the 15 + 10-point 4 GB ones
+    # (2 moves, 8 GB); "hot2" too: its 20-point 8 GB VM, or its two 12-point 2 GB ones (4 GB)
+    vms = [_vm("big", "hot", 25, 2, gb=16), _vm("mid", "hot", 15, 2, gb=4), _vm("small", "hot", 10, 2, gb=4),
+           _vm("x", "hot2", 20, 2, gb=8), _vm("y", "hot2", 12, 2, gb=2), _vm("z", "hot2", 12, 2, gb=2)]
+    snap = b.snapshot(_hosts((("hot", 90, 40), ("hot2", 90, 40), ("cold", 20, 40))), vms)
+    least = {moves: lb_bounds.gb_for_moves(snap, "cpu", 85.0, 70.0, moves) for moves in range(1, 7)}
+    assert least == {1: math.inf, 2: 24.0, 3: 16.0, 4: 12.0, 5: 14.0, 6: 16.0}  # 5, 6: one, two 2 GB VMs more
+    assert lb_bounds.gb_to_limit(snap, "cpu", 85.0, 70.0) == 12.0  # whatever the count: the 4-move split
+    assert lb_bounds.gb_for_moves(snap, "cpu", 95.0, 70.0, 2) == 4.0  # nothing hot: the two smallest VMs
+
+
+def _two_hot_one_way_each():
+    # means 40/40: "a" 30 points over on CPU (its 30-point VM carries 2 of RAM), "b" 30 over on
+    # RAM (its 30-point VM carries 2 of CPU); "c" and "d" 15 under on both. The rest pinned.
+    vms = [_vm("a1", "a", 30, 2), _vm("a0", "a", 40, 38, no_migr=True),
+           _vm("b1", "b", 2, 30), _vm("b0", "b", 38, 40, no_migr=True)]
+    return b.snapshot(_hosts((("a", 70, 40), ("b", 40, 70), ("c", 25, 25), ("d", 25, 25))), vms)
+
+
+def test_the_joint_bound_needs_a_move_per_resource_where_each_alone_needs_one():
+    # a1 to c leaves CPU's deviations 0, 0, +15, -15 (sum of squares 450, sd 10.6) with one move;
+    # so does b1 to d for RAM. Both at once take both moves (a1 -> c, b1 -> d: 398 each).
+    snap = _two_hot_one_way_each()
+    sd = math.sqrt(450.0 / 4)
+    assert lb_bounds.moves_to_sd(snap, "cpu", sd) == lb_bounds.moves_to_sd(snap, "ram", sd) == 1
+    assert lb_bounds.moves_to_sds(snap, {"cpu": sd}) == lb_bounds.moves_to_sds(snap, {"ram": sd}) == 1
+    assert lb_bounds.moves_to_sds(snap, {"cpu": sd, "ram": sd}) == 2
+
+
+def test_the_joint_bound_counts_one_receiving_host_per_move():
+    # "a" 30 points over the CPU mean with two 15-point VMs, three hosts 10 under. Poured as a
+    # fluid over the three, one VM leaves a sum of squares of 15^2 + 3 x 5^2 = 300 (LB(sd)'s
+    # accounting: 1 move); landing on one host it leaves 15^2 + 5^2 + 2 x 10^2 = 450 at best.
+    # Two moves (a VM onto b, one onto c) reach 150.
+    vms = [_vm("a1", "a", 15, 2), _vm("a2", "a", 15, 2), _vm("a0", "a", 40, 36, no_migr=True)]
+    snap = b.snapshot(_hosts((("a", 70, 40), ("b", 30, 40), ("c", 30, 40), ("d", 30, 40))), vms)
+    sd = math.sqrt(300.0 / 4)
+    assert lb_bounds.moves_to_sd(snap, "cpu", sd) == 1
+    assert lb_bounds.moves_to_sds(snap, {"cpu": sd}) == 2
+
+
+_points = st.integers(1, 12)
+small_regions = st.lists(
+    st.tuples(st.integers(10, 90), st.integers(10, 90),
+              st.lists(st.tuples(_points, _points, st.sampled_from([2, 4, 8, 16])), max_size=2)),
+    min_size=3, max_size=4)
+
+
+@hsettings(max_examples=40, deadline=None)
+@given(small_regions, st.sampled_from([50.0, 60.0, 70.0]))
+def test_no_plan_of_a_small_region_beats_the_joint_or_gb_bounds(rows, ceiling):
+    """Every plan of a small region (each VM stays or goes to any other host), hosts of one capacity."""
+    hosts, vms, load = [], [], {}
+    for i, (cpu, ram, carried) in enumerate(rows):
+        name = "h%d" % i
+        carried = carried[:max(0, len(rows) * 2 - 2 - len(vms))]  # at most 6 VMs: 4^6 plans
+        cpu, ram = max(cpu, sum(c for c, _, _ in carried)), max(ram, sum(r for _, r, _ in carried))
+        hosts.append((name, cpu, ram))
+        load[name] = [cpu, ram]
+        vms.extend(_vm("%s-%d" % (name, j), name, c, r, gb=gb) for j, (c, r, gb) in enumerate(carried))
+    snap = b.snapshot(_hosts(hosts), vms)
+    names = [name for name, _, _ in hosts]
+    target = ceiling - 10.0
+    # per count of moves: the spreads its plans reach; the least GB of one relieving every hot host
+    spreads, least = {}, {}
+    for placement in itertools.product(names, repeat=len(vms)):
+        after = {name: list(values) for name, values in load.items()}
+        moved = [(vm, host) for vm, host in zip(vms, placement) if host != vm.host]
+        for vm, host in moved:
+            for k, points in enumerate((vm.metrics.cpu_cores / 0.4, vm.metrics.ram_mb / 1024.0)):
+                after[vm.host][k] -= points
+                after[host][k] += points
+        sds = {key: statistics.pstdev(values[k] for values in after.values()) for k, key in enumerate(("cpu", "ram"))}
+        spreads.setdefault(len(moved), []).append((sds["cpu"], sds["ram"]))
+        if all(after[name][0] <= target + 1e-9 for name, cpu, _ in hosts if cpu >= ceiling):
+            gb = sum(vm.flavor.ram_mb // 1024 for vm, _ in moved)
+            least[len(moved)] = min(least.get(len(moved), math.inf), gb)
+    for moves, reached in spreads.items():
+        for cpu, ram in reached:  # the pairs no other plan of as many moves beats on both
+            if not any(other != (cpu, ram) and other[0] <= cpu and other[1] <= ram for other in reached):
+                assert moves >= lb_bounds.moves_to_sds(snap, {"cpu": cpu, "ram": ram})
+    for moves, gb in least.items():
+        assert gb >= lb_bounds.gb_for_moves(snap, "cpu", ceiling, target, moves)

@@ -55,7 +55,9 @@ image-backed VMs of an aggregate whose storage is not declared shared (their dis
 be rebuilt, ``keyvrm.planning.storage``); orders VMs by ``evacuate_order`` (lower first), the others
 alternating largest vCPUs / largest RAM; and places each through the busy set, the
 online check, Placement capacity and the Nova filters, counting it before the next.
-Targets are the aggregate's other hosts, most free RAM first (Nova's RAM weigher).
+Targets are the aggregate's other hosts, most free RAM first (Nova's RAM weigher); a
+member of a soft (anti-)affinity group goes first by its group's members on each host
+(``ordered_pass``).
 VMs this ordered pass leaves without a target get a second chance (see
 ``keyvrm.planning.repack``): smallest first, ``evacuate_order`` ones before the others,
 by re-packing only the VMs this plan placed; a VM the ordered pass placed is never
@@ -372,8 +374,9 @@ def ordered_pass(ctx, vms, excluded_hosts, avoid_targets, max_rejected_hosts=Non
     """Place ``vms`` in order (SPEC 5.4), each on the passing host with most free RAM.
 
     A member of a soft-anti-affinity (soft-affinity) group goes first to the passing host
-    with the fewest (most) of its group's members, as Nova's soft weighers place it
-    (``_soft_group_target``); the emptiest host does not take the whole group.
+    with the fewest (most) of its group's members, the preference of Nova's soft weighers
+    put before free RAM (``_soft_group_target``); the emptiest host does not take the
+    whole group.
 
     Each placement is counted before the next. Candidates sit in a heap keyed by free
     RAM; an entry whose host's free RAM changed since it was pushed is refreshed when
@@ -430,11 +433,16 @@ def _soft_group(selector, vm):
 
 
 def _soft_group_target(ctx, vm, request, group, heap, avoid):
-    """(target, rejections) of a member of a soft group, as Nova's soft weighers place it.
+    """(target, rejections) of a member of a soft group: by its group's members on each host first, then free RAM.
 
     Nova's ``ServerGroupSoftAntiAffinityWeigher`` (``SoftAffinityWeigher``) prefers hosts
-    with fewer (more) of the group's members; between equals its RAM weigher prefers the
-    most free RAM. The members counted are where this plan and the region put them.
+    with fewer (more) of the group's members; here that preference comes first and the
+    most free RAM (Nova's RAM weigher) only parts equals. Nova's scheduler instead adds
+    the soft weigher to its RAM, CPU and disk weighers, each normalised over the hosts, so
+    with the default multipliers an empty host outweighs it: on real Nova 34, evacuations
+    without a target put every member of a group on the one freshly restored host
+    (``tests/nova/test_ha_soft_anti_affinity_real_nova.py``'s layout), what issue 32 asked
+    never to see again. The members counted are where this plan and the region put them.
     """
     states = ctx.ledger.hosts
     on_host = collections.Counter(ctx.ledger.location(member) for member in group.members if member != vm.id)

@@ -102,6 +102,8 @@ PLANNED_FROM = (m.SOURCE_NOVA, m.SOURCE_PLACEMENT)
 # and level 3 reaches the least migrations that relieve every hot host (1.00x, was 1.02-1.05x).
 MIGRATION_COST_GB = 32.0
 MIGRATABLE_STATUSES = ("ACTIVE", "PAUSED")
+# Nova's migration statuses of a move that ended with the VM where it was (a live migration rolled back)
+MOVED_NOTHING = frozenset(("error", "failed", "cancelled"))
 # Level 5's spread pass: how many of the hosts most above the mean offer a VM to each low host.
 SPREAD_SOURCES = 10
 
@@ -855,8 +857,9 @@ def plan_balancing(snapshot, app_config, agg_config, busy: m.BusySet = m.BusySet
     runs before this one found it overloaded (``overload_streaks``): a host overloaded in
     fewer than ``lb_persistence`` consecutive runs, this one included, is not relieved yet
     (``lb_imbalance_pending``, with its count). ``moved_hosts`` maps a host to when KeyVRM's
-    last move off or onto it ended: within the metrics window it is neither a source nor a
-    target (``metrics_settling``, see ``settling_hosts``).
+    last move off or onto it ended; with the moves Nova's migration records in the snapshot
+    show (an operator's too), a host moved within the metrics window is neither a source
+    nor a target (``metrics_settling``, see ``settling_hosts``).
     """
     failed = [name for name in PLANNED_FROM if not snapshot.source_ok(name)]
     if failed:
@@ -883,13 +886,25 @@ def plan_balancing(snapshot, app_config, agg_config, busy: m.BusySet = m.BusySet
 def settling_hosts(snapshot, moved_hosts: Optional[dict]) -> dict:
     """Hosts a move left or reached within the snapshot's metrics window: {host: seconds before the snapshot}.
 
-    ``moved_hosts`` maps a host to when (POSIX) KeyVRM's last move off or onto it ended.
-    Their metrics average a window that began before that move: they show the host as it
-    was, so LB neither relieves nor fills it until metrics taken after the move.
+    The moves are KeyVRM's (``moved_hosts`` maps a host to when, POSIX, KeyVRM's last move
+    off or onto it ended) and every one Nova's migration records in the snapshot show,
+    whoever asked for it (an operator's live migration, a resize), timed by the record's
+    last update; one under way counts, one that ended with the VM where it was
+    (``MOVED_NOTHING``) does not. (Nova updates an evacuation's record again, ``completed``,
+    when its source's compute comes back: its target then waits one window more.) Their
+    metrics average a window that began before that move: they show the host as it was,
+    so LB neither relieves nor fills it until metrics taken after the move.
     """
-    window = snapshot.metrics_window_s
-    return {host: snapshot.taken_at - at for host, at in (moved_hosts or {}).items()
-            if snapshot.taken_at - window < at}
+    last = dict(moved_hosts or {})
+    for migration in snapshot.migrations:
+        at = migration.updated_at or migration.created_at
+        if migration.status in MOVED_NOTHING or at is None:
+            continue
+        for host in (migration.source_host, migration.dest_host):
+            if host is not None and at > last.get(host, float("-inf")):
+                last[host] = at
+    since = snapshot.taken_at - snapshot.metrics_window_s
+    return {host: max(0.0, snapshot.taken_at - at) for host, at in last.items() if since < at}
 
 
 def _source_error(snapshot, name):

@@ -9,8 +9,10 @@ import time
 
 import pytest
 
+from keyvrm.db import api as db_api
 from keyvrm.drivers.cloud import openstack
 from keyvrm.drivers.cloud import openstack_http
+from keyvrm.flows import harvest
 from tests.fakecloud import client
 
 IMAGE = "155d900f-4e14-4e4c-a73d-069cbf4541e6"
@@ -115,3 +117,14 @@ def aggregate(driver, name, hosts, zone=None, metadata=None):
 
 def host_of(driver, server_id):
     return server(driver, server_id)["OS-EXT-SRV-ATTR:host"]
+
+
+def ha_event(res, aggregate):
+    """A cycle's start for an HA run: harvested (KeyVRM learns ``aggregate``), marked HA with shared storage, NOOP off.
+
+    Returns (the snapshot's id, a new HA event's id).
+    """
+    snapshot_id = harvest.Harvest(res).execute()
+    db_api.update_aggregate_config(res.db, aggregate, {"marker": "HA", "no_op_mode": False, "storage_mode": "shared"},
+                                   "test")
+    return snapshot_id, db_api.create_event(res.db, aggregate, "HA", "HA")

@@ -21,7 +21,6 @@ from keyvrm.drivers.cloud import openstack
 from keyvrm.drivers.cloud import openstack_http
 from keyvrm.executor.settings import ExecutorSettings
 from keyvrm.flows import ha
-from keyvrm.flows import harvest
 from keyvrm.flows import resources as flow_resources
 from tests.nova import conftest as c
 
@@ -68,10 +67,7 @@ def test_a_target_nova_refuses_is_left_at_once_and_round_2_evacuates_the_vm_else
         db=sqlite_db, cloud=driver, clock=WallClock(), dispatcher=flow_resources.Dispatcher(), fencers=None,
         conf=flow_resources.FlowSettings(executor=EXECUTOR))
     try:
-        snapshot_id = harvest.Harvest(res).execute()
-        db_api.update_aggregate_config(sqlite_db, AGGREGATE, {"marker": "HA", "no_op_mode": False,
-                                                              "storage_mode": "shared"}, "test")
-        event_id = db_api.create_event(sqlite_db, AGGREGATE, "HA", "HA")
+        snapshot_id, event_id = c.ha_event(res, AGGREGATE)
         db_api.set_hypervisor_state(sqlite_db, source, "fenced", event_id=event_id,
                                     fencing=[{"fencer": "nova", "host": source, "confirmed": True}])
         [first] = ha.PlanFirstRound(res).execute(event_id, AGGREGATE, snapshot_id, [source])

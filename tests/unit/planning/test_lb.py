@@ -1,5 +1,6 @@
 """LB plans: period, HugePages mix, overload relief, target limit, ping-pong, reasons."""
 
+import msgspec
 import pytest
 
 from keyvrm.model.settings import AppConfig
@@ -320,3 +321,36 @@ def test_hosts_a_move_touched_within_the_metrics_window_are_neither_relieved_nor
     settled = lb.plan_balancing(snap, AppConfig(), b.agg_config(), m.BusySet(),
                                 moved_hosts={"hot": snap.taken_at - 301, "cool": snap.taken_at - 301})
     assert [(mv.source, mv.target) for mv in settled.moves] == [("hot", "cool")]
+
+
+def _with_nova_migrations(snap, *records):
+    """``snap`` with Nova's migration records (status, type, source, dest, seconds before the snapshot)."""
+    migrations = tuple(m.Migration(id=n, server_id="vm-%d" % n, migration_type=kind, status=status,
+                                   source_host=source, dest_host=dest, created_at=snap.taken_at - ago - 5,
+                                   updated_at=snap.taken_at - ago)
+                       for n, (status, kind, source, dest, ago) in enumerate(records, 1))
+    return msgspec.structs.replace(snap, migrations=migrations)
+
+
+def test_a_move_novas_records_show_settles_its_hosts_whoever_asked_for_it():
+    hosts, vms = _cpu_hot_region()
+    snap = b.snapshot(hosts, vms)
+    operators = _with_nova_migrations(snap, ("completed", "live-migration", "cool", "hot", 17))
+    plan = lb.plan_balancing(operators, AppConfig(), b.agg_config(), m.BusySet())
+    assert plan.moves == () and [r.code for r in plan.reasons] == [reasons.METRICS_SETTLING]
+    assert lb.settling_hosts(operators, None) == {"cool": 17, "hot": 17}
+    # KeyVRM's own record of a later move of the same host wins; a record under way counts
+    assert lb.settling_hosts(operators, {"hot": snap.taken_at - 5}) == {"cool": 17, "hot": 5}
+    assert lb.settling_hosts(_with_nova_migrations(snap, ("running", "live-migration", "hot", "cool", 2)),
+                             None) == {"hot": 2, "cool": 2}
+
+
+def test_nova_records_of_moves_that_failed_or_ended_before_the_metrics_window_settle_nothing():
+    hosts, vms = _cpu_hot_region()
+    snap = _with_nova_migrations(b.snapshot(hosts, vms), ("error", "live-migration", "hot", "cool", 17),
+                                 ("cancelled", "live-migration", "hot", "cool", 10),
+                                 ("done", "evacuation", "gone", "cool", 301),
+                                 ("confirmed", "migration", "x", "hot", 400))
+    assert lb.settling_hosts(snap, None) == {}
+    assert [(mv.source, mv.target) for mv in lb.plan_balancing(snap, AppConfig(), b.agg_config(), m.BusySet()).moves] \
+        == [("hot", "cool")]

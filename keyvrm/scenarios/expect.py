@@ -247,24 +247,29 @@ class Check:
             if text not in (state.get("reason") or ""):
                 self.problems.append("%s: reason %r lacks %r" % (where, state.get("reason"), text))
 
+    def _evacuations_from(self, host) -> list:
+        """The servers of Nova's evacuation records from ``host``, oldest record first.
+
+        A VM evacuated from one host and later from another (its new host died too) is
+        judged among each host's evacuations by the record from that host.
+        """
+        return [m.server_id for m in sorted(self.h.region.migrations.values(), key=lambda m: m.id)
+                if m.migration_type == "evacuation" and m.source_host == host]
+
     def _start_order(self, recommendations):
-        asked = [m.server_id for m in sorted(self.h.region.migrations.values(), key=lambda m: m.id)
-                 if m.migration_type == "evacuation"]
         for host in sorted({r["source_host"] for r in recommendations if r["action"] == "evacuate"}):
             planned = [r["vm_id"] for r in recommendations if r["action"] == "evacuate"
                        and r["source_host"] == host and r["status"] != "cancelled"]
-            order = [vm for vm in asked if vm in planned]
+            order = [vm for vm in self._evacuations_from(host) if vm in planned]
             first_asks = list(dict.fromkeys(order))
             if first_asks != [vm for vm in planned if vm in first_asks]:
                 self.problems.append("start_order_kept: %s planned %s, Nova asked %s" % (host, planned, first_asks))
 
     def _tiers(self, recommendations):
         """Per host, the first acceptance (migration record) of each VM in tier order (SPEC 5.4 tiers)."""
-        accepted = [m.server_id for m in sorted(self.h.region.migrations.values(), key=lambda m: m.id)
-                    if m.migration_type == "evacuation"]
         for host in sorted({r["source_host"] for r in recommendations if r["action"] == "evacuate"}):
             evacuated = {r["vm_id"] for r in recommendations if r["action"] == "evacuate" and r["source_host"] == host}
-            firsts = [vm for vm in dict.fromkeys(accepted) if vm in evacuated]
+            firsts = [vm for vm in dict.fromkeys(self._evacuations_from(host)) if vm in evacuated]
             ranks = [_tier_rank(self.h.region.vms[vm].metadata) for vm in firsts]
             if ranks != sorted(ranks):
                 shown = ["%s(%s)" % (vm, (self.h.region.vms[vm].metadata or {}).get("evacuate_order", "-"))

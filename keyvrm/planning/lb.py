@@ -933,16 +933,17 @@ def _plan_balancing(snapshot, app_config, agg_config, busy, cooled, refused, unf
     if ctx.hosts and len(unscored) == len(ctx.hosts):
         return Plan((), tuple(found + [reasons.no_metrics(aggregate=aggregate)]))
     found.extend(reasons.no_metrics(host=name) for name in unscored)
-    causes = {}
+    causes, unsettled = {}, []
     for h in ctx.hosts:
         why = overload_causes(balancer.loads[h.name], balancer.scores[h.name], agg_config)
-        if why and h.name in settling:
-            found.append(reasons.metrics_settling(h.name, settling[h.name], snapshot.metrics_window_s))
+        if why and h.name in settling:  # overloaded, but its metrics predate a move
+            unsettled.append((h.name, settling[h.name]))
         elif why:
             causes[h.name] = why
+    if unsettled:
+        found.extend(reasons.metrics_settling(aggregate, unsettled, snapshot.metrics_window_s))
     if not causes:
-        waiting = any(r.code == reasons.METRICS_SETTLING for r in found)  # overloaded, but its metrics predate a move
-        return Plan((), tuple(found + ([] if waiting else [reasons.no_overload(
+        return Plan((), tuple(found + ([] if unsettled else [reasons.no_overload(
             aggregate, agg_config.lb_overload_threshold, agg_config.lb_ceilings)])))
     worst = sorted(causes, key=lambda n: (-max(v - limit for _, v, limit in causes[n]), n))
     runs = {n: overloaded_runs.get(n, 0) + 1 for n in worst}

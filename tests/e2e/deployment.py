@@ -35,7 +35,6 @@ import subprocess
 import sys
 import textwrap
 import time
-import uuid
 
 import requests
 import yaml
@@ -147,31 +146,11 @@ class Deployment:
     def _write_config(self) -> pathlib.Path:
         self.api_port = peers.free_port()
         self.api_url = f"http://127.0.0.1:{self.api_port}"
-        endpoints = self.cloud.endpoints
         config = self.workdir / "keyvrm.conf"
-        config.write_text(textwrap.dedent(f"""\
-            [DEFAULT]
-            state_path = {self.workdir / "state"}
-            transport_url = rabbit://guest:guest@127.0.0.1:5672/
-            [database]
-            connection = {self.db_url}
-            [api]
-            host = 127.0.0.1
-            port = {self.api_port}
-            auth_strategy = noauth
-            [engine]
-            rpc_topic = keyvrm-engine-{uuid.uuid4().hex[:8]}
-            [cloud]
-            auth_type = none
-            compute_endpoint_override = {endpoints["compute_url"]}
-            placement_endpoint_override = {endpoints["placement_url"]}
-            image_endpoint_override = {endpoints["image_url"]}
-            [metrics]
-            url = {self.tsdb_url}
-            [heartbeat]
-            sentinels = {",".join(self.sentinels.sentinels)}
-            service_name = {peers.SERVICE}
-            """))
+        config.write_text(self.cloud.keyvrm_conf(state_path=self.workdir / "state", db_url=self.db_url,
+                                                 api_port=self.api_port, tsdb_url=self.tsdb_url)
+                          + f"[heartbeat]\nsentinels = {','.join(self.sentinels.sentinels)}\n"
+                          f"service_name = {peers.SERVICE}\n")
         if self.nova_timers[0] != NOVA_TIMERS[0]:  # as an operator whose Nova is not on its default
             with open(config, "a") as stream:
                 stream.write("[ha]\nnova_service_down_time = %d\n" % self.nova_timers[0])

@@ -8,7 +8,9 @@ import pathlib
 import signal
 import subprocess
 import sys
+import textwrap
 import time
+import uuid
 
 import requests
 
@@ -35,6 +37,35 @@ class FakeCloud:
         return {"compute": self.endpoints["compute_url"],
                 "placement": self.endpoints["placement_url"],
                 "image": self.endpoints["image_url"]}
+
+    def keyvrm_conf(self, *, state_path, db_url, api_port, tsdb_url) -> str:
+        """The sections of ``keyvrm.conf`` that say where things are, as the README's deployment writes them.
+
+        [DEFAULT] ``state_path``, [database], a noauth [api] on ``api_port``, an [engine] RPC
+        topic of its own (several deployments share one RabbitMQ), [cloud] on this cloud's
+        endpoints without Keystone (``auth_type = none``) and [metrics]; every other option at
+        its shipped default. The caller appends its [heartbeat] and any other section.
+        """
+        return textwrap.dedent(f"""\
+            [DEFAULT]
+            state_path = {state_path}
+            transport_url = rabbit://guest:guest@127.0.0.1:5672/
+            [database]
+            connection = {db_url}
+            [api]
+            host = 127.0.0.1
+            port = {api_port}
+            auth_strategy = noauth
+            [engine]
+            rpc_topic = keyvrm-engine-{uuid.uuid4().hex[:8]}
+            [cloud]
+            auth_type = none
+            compute_endpoint_override = {self.endpoints["compute_url"]}
+            placement_endpoint_override = {self.endpoints["placement_url"]}
+            image_endpoint_override = {self.endpoints["image_url"]}
+            [metrics]
+            url = {tsdb_url}
+            """)
 
     def control(self, method, path, body=None, timeout_s=120.0):
         """One control request; returns its JSON answer."""

@@ -13,8 +13,13 @@ whose plan sends VMs to T (T has less room), those T is part of (T carries v), a
 that evacuate a member of v's server group (where the group runs changed). Each is
 planned again with the move counted; if one leaves more VMs without a target than it
 does now, the move is refused with the check ``failover_reserve``. The other failures
-cannot lose: HA's planner takes the host with the most free RAM that passes, and the
-move only takes room from T (which their plans do not use) and frees some on S.
+cannot lose: the move only takes room from T, which their plans do not use, and frees
+some on S, so HA's planner makes the plan it kept again (each VM to a passing host by
+the VMs sent there and free RAM, or by free RAM alone: ``ha.place_evacuees``) and keeps
+it or one that places at least as many VMs. The one exception: HA kept the spread plan
+and the most-free-RAM plan, changed by the move, now places more VMs of a first
+``evacuate_order`` tier and fewer in all; HA then keeps it (priority first), which
+this guard does not foresee.
 
 When a move is made, the failures it touched (those above and S's) are planned again,
 so what each plan uses stays current. S, lighter now, may draw VMs of any failure, so

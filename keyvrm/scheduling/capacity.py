@@ -78,6 +78,19 @@ def pages_unknown(host_state, request: ResourceRequest) -> bool:
     return request.wants_hugepages and not host_state.hugepages_known
 
 
+class Trial:
+    """What ``Ledger.trial`` gives its block: whether the block keeps its moves."""
+
+    __slots__ = ("kept",)
+
+    def __init__(self):
+        self.kept = False
+
+    def keep(self) -> None:
+        """Keep the moves made in the block when it ends, instead of undoing them."""
+        self.kept = True
+
+
 class Ledger:
     """Mutable accounting of a plan in progress: host usage and where each VM is counted.
 
@@ -106,20 +119,27 @@ class Ledger:
 
         Each host state a move touches is saved before its first change and restored at
         the end, with the ledger's own records, so one ledger serves many trial plans.
-        Trials nest: an inner one restores what it changed, the outer one the rest.
+        Trials nest: an inner one restores what it changed, the outer one the rest. The
+        block may instead keep its moves: it calls ``keep()`` on the ``Trial`` it is given
+        (an outer trial then undoes them with its own).
         """
         saved, moved, pages = {}, dict(self._moved), dict(self._page_sizes)
         headroom = {p: dict(h) for p, h in self._headroom.items()}
         outer, generation = self._saved, self.generation
         self._saved = saved
+        trial = Trial()
         try:
-            yield self
+            yield trial
         finally:
             self._saved = outer
-            for state, usage in saved.values():
-                state.restore_usage(usage)
-            self._moved, self._page_sizes, self._headroom = moved, pages, headroom
-            self.generation = generation
+            if trial.kept:
+                for name, entry in saved.items() if outer is not None else ():
+                    outer.setdefault(name, entry)  # untouched by the outer trial until this one
+            else:
+                for state, usage in saved.values():
+                    state.restore_usage(usage)
+                self._moved, self._page_sizes, self._headroom = moved, pages, headroom
+                self.generation = generation
 
     def _save(self, state) -> None:
         if self._saved is not None and state.name not in self._saved:

@@ -136,9 +136,14 @@ def test_second_chance_keeps_invariants_and_every_vm_the_ordered_pass_placed(sna
     index = snap.index()
     evacuable = [vm for host in sorted(fenced) for vm in index.vms_on(host)
                  if not vm.no_evac and not vm.image_backed]
-    first = ha.ordered_pass(ctx, ha.evacuation_order(evacuable), frozenset(fenced), {})
+    kept = ha.place_evacuees(ctx, ha.evacuation_order(evacuable), frozenset(fenced), {})
     planned = {mv.vm_id for mv in plan.moves}
-    assert set(first.targets) <= planned
+    assert kept.targets == {mv.vm_id: mv.target for mv in plan.moves}
+    assert set(kept.first_pass.targets) <= planned
+    # spreading never costs a VM: the most-free-RAM plan places no more, of any priority
+    ctx = build_context(snap, snap.aggregates[0].name, app.nova_filters, m.BusySet())
+    fullest = ha._placement(ctx, ha.evacuation_order(evacuable), frozenset(fenced), {}, None, False)
+    assert ha._places_no_fewer(kept, fullest, evacuable)
     assert len(planned) == len(plan.moves)
     assert all(mv.target not in fenced for mv in plan.moves)
     assert len(plan.moves) + len(plan.reasons) >= len(evacuable)

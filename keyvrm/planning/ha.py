@@ -626,7 +626,8 @@ def _tried(ctx, collected, spread, keep_if, plan_args) -> tuple:
         ctx.selector.unchecked = collected
 
 
-def place_evacuees(ctx, vms, excluded_hosts, avoid_targets, max_rejected_hosts=None) -> Placement:
+def place_evacuees(ctx, vms, excluded_hosts, avoid_targets, max_rejected_hosts=None,
+                   left_behind_only=False) -> Placement:
     """Where ``vms`` (in evacuation order) go: spread over the targets, unless that places fewer VMs.
 
     HA's first duty is to restart as many VMs as it can; spreading them
@@ -638,20 +639,32 @@ def place_evacuees(ctx, vms, excluded_hosts, avoid_targets, max_rejected_hosts=N
     first ``evacuate_order`` tiers (``_places_no_fewer``): the kept plan places at least as
     many VMs, of each priority and the higher ones, as the most-free-RAM rule alone
     would. Each plan is made in a ledger trial, so the ledger ends counting only the kept
-    plan (the spread plan chosen after the other is counted again, one move per VM,
-    without planning it again), and only the kept plan's unchecked inputs are collected.
+    plan (a plan chosen after the other is counted again, one move per VM, without
+    planning it again), and only the kept plan's unchecked inputs are collected.
+
+    ``left_behind_only``: the caller reads only which VMs are left without a target and
+    the hosts the placement uses (the failover analysis, the LB reserve guard). The
+    most-free-RAM plan is then made first and kept when it places every VM: HA leaves
+    none behind then either (its spread plan places them all, or is dropped for that
+    one), and that plan touches fewer hosts. Otherwise both are made and chosen as above.
     """
     plan_args = (vms, excluded_hosts, avoid_targets, max_rejected_hosts)
     collected = ctx.selector.unchecked
-    spread, _, unchecked = _tried(ctx, collected, True, lambda placement: not placement.left_over, plan_args)
-    kept = spread
-    if spread.left_over:
-        fullest, fullest_kept, fullest_unchecked = _tried(
-            ctx, collected, False, lambda placement: not _places_no_fewer(spread, placement, vms), plan_args)
-        if fullest_kept:
-            kept, unchecked = fullest, fullest_unchecked
+    spread_first = not left_behind_only
+    first, _, unchecked = _tried(ctx, collected, spread_first, lambda placement: not placement.left_over, plan_args)
+    kept = first
+    if first.left_over:
+
+        def second_is_kept(second):
+            spread, fullest = (first, second) if spread_first else (second, first)
+            spread_kept = _places_no_fewer(spread, fullest, vms)
+            return not spread_kept if spread_first else spread_kept
+
+        second, second_kept, second_unchecked = _tried(ctx, collected, not spread_first, second_is_kept, plan_args)
+        if second_kept:
+            kept, unchecked = second, second_unchecked
         else:
-            _count_targets(ctx.ledger, spread, vms, excluded_hosts)
+            _count_targets(ctx.ledger, first, vms, excluded_hosts)
     if unchecked is not collected:
         collected.add(unchecked)
     return kept
@@ -666,13 +679,13 @@ def _count_targets(ledger, placement, vms, excluded_hosts) -> None:
         ledger.move(vm, requests[vm_id].resources, target, release=ledger.location(vm_id) not in excluded_hosts)
 
 
-def _place(ctx, vms, excluded_hosts, ha_round, avoid_targets, max_rejected_hosts=None):
+def _place(ctx, vms, excluded_hosts, ha_round, avoid_targets, max_rejected_hosts=None, left_behind_only=False):
     """Place ``vms`` (``place_evacuees``); return (moves, reasons).
 
     Moves come in the order of the kept plan: the ordered pass's first, those of the
     VMs the repair placed after them, in the order they were placed.
     """
-    placement = place_evacuees(ctx, vms, excluded_hosts, avoid_targets, max_rejected_hosts)
+    placement = place_evacuees(ctx, vms, excluded_hosts, avoid_targets, max_rejected_hosts, left_behind_only)
     by_id = {vm.id: vm for vm in vms}
     moves = [PlannedMove(vm_id, EVACUATE, by_id[vm_id].host, target, ha_round=ha_round,
                          ram_mb=by_id[vm_id].flavor.ram_mb)
@@ -704,7 +717,7 @@ def plan_evacuation(snapshot, app_config, agg_config, busy: m.BusySet, fenced_ho
                     allow_rebuild: bool = False, index=None, filter_options=None,
                     project_headroom=None, max_rejected_hosts=None,
                     heartbeat_stale_after_s: Optional[float] = None, context=None,
-                    vms_on=None) -> Plan:
+                    vms_on=None, left_behind_only: bool = False) -> Plan:
     """Round 1: plan the evacuation of every VM of the fenced hosts of one aggregate.
 
     A fenced host is planned even when an unfinished recommendation touches it (a dead
@@ -716,7 +729,9 @@ def plan_evacuation(snapshot, app_config, agg_config, busy: m.BusySet, fenced_ho
     plans each inside ``AggregateContext.trial``); the other inputs then only name things.
     ``vms_on(host)``, when given, lists the VMs a host carries in that context's ledger
     (a planner that moved VMs asks what its moves would leave a failure); by default the
-    snapshot's.
+    snapshot's. ``left_behind_only``: the caller reads only which VMs the plan leaves
+    without a target and which hosts it uses, not where each VM goes (``place_evacuees``:
+    when every VM has a target the moves may then not be those HA would make).
     """
     index = index or snapshot.index()
     ctx = context or build_context(
@@ -732,7 +747,8 @@ def plan_evacuation(snapshot, app_config, agg_config, busy: m.BusySet, fenced_ho
                 found.append(why)
             else:
                 candidates.append(vm)
-    moves, placed_reasons = _place(ctx, evacuation_order(candidates), fenced, 1, {}, max_rejected_hosts)
+    moves, placed_reasons = _place(ctx, evacuation_order(candidates), fenced, 1, {}, max_rejected_hosts,
+                                   left_behind_only)
     unchecked = reasons.filter_input_unknown(ctx.selector.unchecked.summary())
     return Plan(tuple(moves), tuple(found + placed_reasons + unchecked))
 

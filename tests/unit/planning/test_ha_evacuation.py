@@ -206,6 +206,18 @@ def test_evacuated_vms_are_spread_over_the_targets_not_piled_on_the_freshly_empt
     assert [mv.target for mv in plan.moves][:2] == ["empty", "a"]  # equals parted by free RAM (then name)
 
 
+def test_a_plan_asked_only_what_it_leaves_behind_may_skip_spreading_but_leaves_the_same_vms():
+    hosts = [_dead(), b.host("empty", ram_mb=131072), b.host("a", ram_mb=131072, used_ram_mb=65536)]
+    vms = [b.vm("v%d" % i, DEAD, ram_mb=4096) for i in range(3)]
+    full, left_only = _plan(hosts, vms), _plan(hosts, vms, left_behind_only=True)
+    # most free RAM first places every VM: HA's spread plan leaves none behind either
+    assert (_received(full), _codes(full)) == ({"empty": 2, "a": 1}, [])
+    assert (_received(left_only), _codes(left_only)) == ({"empty": 3}, [])
+    # a VM no host takes: both plans are made, the one HA keeps is the same
+    vms.append(b.vm("giant", DEAD, ram_mb=262144))
+    assert _outcome(_plan(hosts, vms, left_behind_only=True)) == _outcome(_plan(hosts, vms))
+
+
 def test_the_most_free_ram_plan_is_kept_when_spreading_would_leave_a_vm_without_target():
     # spread: v3 on big, v2 on small (its first VM) takes small's last RAM, so v1 and v0
     # share big's 4 vCPUs and v0 finds no room; most free RAM first fits all four

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from keyvrm.model.settings import AppConfig
 from keyvrm.model import snapshot as m
 from keyvrm.planning.context import build_context
+from keyvrm.planning import failover
 from keyvrm.planning import ha
 from keyvrm.scheduling import capacity
 from tests.unit.planning import builders as b
@@ -36,6 +37,10 @@ def _ordered_pass(snap, app=None):
     ctx = build_context(snap, b.AGG, app.nova_filters, m.BusySet())
     vms = ha.evacuation_order(snap.index().vms_on(DEAD))
     return ha.ordered_pass(ctx, vms, frozenset([DEAD]), {})
+
+
+def _without_target(plan):
+    return [r for r in plan.reasons if r.code in failover.NO_TARGET_CODES]
 
 
 def _two_hosts_split_room():
@@ -149,3 +154,6 @@ def test_second_chance_keeps_invariants_and_every_vm_the_ordered_pass_placed(sna
     assert len(plan.moves) + len(plan.reasons) >= len(evacuable)
     _assert_capacity_and_groups(snap, plan.moves)
     assert plan == ha.plan_evacuation(snap, app, _config(snap), m.BusySet(), fenced)
+    # asked only what it leaves behind, the planner leaves the same VMs, for the same reasons
+    left_only = ha.plan_evacuation(snap, app, _config(snap), m.BusySet(), fenced, left_behind_only=True)
+    assert _without_target(left_only) == _without_target(plan)

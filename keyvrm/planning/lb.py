@@ -766,16 +766,19 @@ class _Evener:
     the ``EVEN_TARGETS`` lowest, and moves the VM of the pair of most worth that passes
     every check a relief move passes (``_Balancer._target_rejection`` on the measure the
     move narrows most, a failed move's cool-down, the Nova filters, capacity and server
-    groups, the failover reserve) within the per-host move cap. The best VM of each pair is
+    groups, the failover reserve) within the per-host move cap. Hosts whose metrics are
+    settling (``settling``) are left out, as the relief leaves them. The best VM of each pair is
     kept until either host moves. The pass ends when no pair has a VM worth
     ``settings.LB_BALANCE_WORTH``; a host a check refused every VM of the pairs it is in
     drops out of them.
     """
 
-    def __init__(self, balancer, measures):
+    def __init__(self, balancer, measures, settling=()):
         b = self.b = balancer
         self.measures = tuple(measures)
-        hosts = [n for n in b._class if None not in (b.measures_of(n)[k] for k in self.measures)]
+        # a host whose metrics predate a move (``settling_hosts``) is neither a source nor a target
+        hosts = [n for n in b._class
+                 if n not in settling and None not in (b.measures_of(n)[k] for k in self.measures)]
         self.means = tuple(sum(b.measures_of(n)[k] for n in hosts) / len(hosts) if hosts else 0.0
                            for k in self.measures)
         width = len(self.measures)
@@ -1108,7 +1111,7 @@ def _plan_balancing(snapshot, app_config, agg_config, busy, cooled, refused, unf
     evened = []
     while spreads:  # evening some resources out may widen another's spread past the band: it joins them
         evened = sorted(evened + list(spreads))
-        _Evener(balancer, evened).run()
+        _Evener(balancer, evened, settling).run()
         spreads = [k for k in balance_measures(agg_config, balancer.loads.values()) if k not in evened]
     for source in worst:
         if source in busy.hosts:

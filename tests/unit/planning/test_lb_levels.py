@@ -133,11 +133,11 @@ def _vm_carrying(vm_id, host, cpu_points, ram_points):
                 metrics=m.VMMetrics(cpu_cores=cpu_points * 0.4, ram_mb=int(ram_points * 1310.72)))
 
 
-def _joint_plan(worth, monkeypatch):
+def _joint_plan(worth, monkeypatch, **kwargs):
     monkeypatch.setattr(settings, "LB_BALANCE_WORTH", worth)
     # both: 10 points of CPU and 10 of RAM; cpu: 12.5 of CPU (more than both's) and 1 of RAM
     snap = _joint_region([_vm_carrying("both", "a", 10.0, 10.0), _vm_carrying("cpu", "a", 12.5, 1.0)])
-    return lb.plan_balancing(snap, APP, _at_level(snap.aggregates[0].name, 5), m.BusySet())
+    return lb.plan_balancing(snap, APP, _at_level(snap.aggregates[0].name, 5), m.BusySet(), **kwargs)
 
 
 def test_level_5_evens_cpu_and_ram_out_together_moving_the_vm_that_narrows_both(monkeypatch):
@@ -151,6 +151,10 @@ def test_level_5_evens_cpu_and_ram_out_together_moving_the_vm_that_narrows_both(
 
 def test_level_5_makes_no_move_worth_less_than_its_price_of_balance(monkeypatch):
     assert _joint_plan(25.1, monkeypatch).moves == ()  # both's move is worth 25: just under the price
+
+
+def test_level_5_moves_nothing_off_a_host_whose_metrics_predate_a_move(monkeypatch):
+    assert _joint_plan(24.9, monkeypatch, moved_hosts={"a": b.NOW_S - 60.0}).moves == ()
 
 
 def test_level_5_evens_out_only_a_resource_spread_wider_than_half_the_band_widest_first():

@@ -11,7 +11,8 @@
   are (database, Nova/Placement/Glance endpoints, TSDB, Sentinels, RabbitMQ), and Nova's
   ``service_down_time`` when the timers are not Nova's defaults: every other option keeps
   its shipped default;
-- business config through ``openstack keyvrm ...`` (auth ``none`` against the noauth API);
+- business config through ``openstack keyvrm ...`` (auth ``none`` against the noauth API), each
+  command the CLI's own ``main`` in the deployment's one ``openstack_shell`` process;
 - with ``bmc``: an IPMI BMC per compute (``bmc_farm``, one process) that really cuts the
   host's power, its credentials registered with KeyVRM as an operator does (the fencing
   credentials file, ``[fencing] credentials_file``) and BMC fencing on
@@ -43,6 +44,7 @@ import yaml
 from keyvrm.fencing import credentials as creds
 from tests.e2e import bmc_farm
 from tests.e2e import heartbeat_farm
+from tests.e2e import openstack_shell
 from tests.fakecloud import client as fakecloud
 from tests.functional.fencing import conftest as fencing_peers
 from tests.functional.harvest import conftest as peers
@@ -75,6 +77,7 @@ class Deployment:
         self.bmc_credentials = {}
         self.farm = None
         self.booting = None
+        self.shell = None
         self.cloud = None
         self.db_sync = None
         self.tsdb_process = None
@@ -133,7 +136,7 @@ class Deployment:
             _reap(process)
         for host in list(self.agents):
             self.kill_agent(host)
-        for helper in (self.farm, self.bmcs):
+        for helper in (self.shell, self.farm, self.bmcs):
             if helper is not None:
                 helper.stop()
         if self.sentinels is not None:
@@ -297,12 +300,16 @@ class Deployment:
     # --- what an operator does ------------------------------------------------------------
 
     def openstack(self, *args, check=True):
-        """``openstack keyvrm ARGS -f json`` against the API; the parsed output."""
-        command = [str(BIN / "openstack"), "--os-auth-type", "none", "--os-endpoint", self.api_url,
-                   "keyvrm", *args]
+        """``openstack keyvrm ARGS -f json`` against the API; the parsed output (``check=False``: the result).
+
+        Run by the deployment's ``openstack_shell`` process, started at the first command.
+        """
+        command = ["--os-auth-type", "none", "--os-endpoint", self.api_url, "keyvrm", *args]
         if "-f" not in args:
             command += ["-f", "json"]
-        result = subprocess.run(command, capture_output=True, text=True, env=ENV, timeout=120)
+        if self.shell is None:
+            self.shell = openstack_shell.ShellProcess(str(BIN / "python"), self._log("openstack-shell"), ENV)
+        result = self.shell.run(command, timeout_s=120)
         if not check:
             return result
         assert result.returncode == 0, (args, result.stderr[-2000:])

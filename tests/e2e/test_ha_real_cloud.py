@@ -91,6 +91,17 @@ def _in_state(hypervisor, state):
     return hypervisor if hypervisor["state"] == state else None
 
 
+def _reported_since(region, host, since_s):
+    """Whether Nova has heard from ``host``'s nova-compute since ``since_s`` (POSIX s).
+
+    A forced-down service shows down whatever it reports; its first report moves its
+    ``updated_at`` (its start does not). Once a cycle has cleared ``forced_down`` (which moves
+    ``updated_at`` too), Nova shows it up from its first report on.
+    """
+    service = region.driver.get_service(host)
+    return (service.updated_at or 0) > since_s if service.forced_down else service.state == "up"
+
+
 def _active_off(server, host):
     return server["status"] == "ACTIVE" and server["OS-EXT-SRV-ATTR:host"] != host
 
@@ -243,12 +254,16 @@ def test_a_third_failure_with_two_hosts_handled_is_handled_and_a_pinned_vm_never
 
 def test_a_restored_host_is_back_in_nova_and_handled_again_when_it_dies_again(region):
     victim = region.hosts[0]
+    revived_s = time.time()
     region.revive_compute(victim)
     restored = region.openstack("hypervisor", "restore", victim)
     assert restored["state"] == "restoring"
     again = region.openstack("hypervisor", "restore", victim, check=False)
     assert again.returncode != 0 and "hypervisor_not_restorable" in again.stderr  # restoring, or ok already
 
+    # a cycle returns the host to service once Nova shows its compute up, from its first report (5 s
+    # after it starts); a cycle before that leaves the host restoring until the next period
+    region.wait(lambda: _reported_since(region, victim, revived_s), 60, "the revived compute did not report to Nova")
     region.openstack("cycle", "run")
     region.wait(lambda: _in_state(_hypervisor(region, victim), "ok"), 120,
                 "the restored host did not return to service")

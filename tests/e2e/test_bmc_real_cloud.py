@@ -120,8 +120,9 @@ def _evacuations(region):
     return [r for r in region.api("/recommendations?limit=200")["recommendations"] if r["action"] == "evacuate"]
 
 
-def _in_state(hypervisor, state):
-    return hypervisor if hypervisor["state"] == state else None
+def _state(region, host):
+    """``host``'s state in KeyVRM's API."""
+    return region.api("/hypervisors/%s" % host)["hypervisor"]["state"]
 
 
 def _event_ids(region):
@@ -273,8 +274,9 @@ def test_a_host_that_loses_power_is_fenced_through_its_bmc_and_its_servers_run_e
     print("power off -> all %d servers ACTIVE elsewhere: %.1f s" % (len(victims), recovered_s))
     assert recovered_s <= RECOVERY_BUDGET_S, recovered_s
 
-    state = region.wait(lambda: _in_state(region.openstack("hypervisor", "show", victim), "maintenance"), 60,
-                        "the powered-off host did not end in maintenance")
+    region.wait(lambda: _state(region, victim) == "maintenance", 60, "the powered-off host did not end in maintenance")
+    state = region.openstack("hypervisor", "show", victim)
+    assert state["state"] == "maintenance", state
     # KeyVRM forced the service down before Nova would have called it down on its own
     novas_verdict_s = region.victim_last_report_s + e2e.NOVA_TIMERS[0]
     (nova_fence,) = [step for step in state["fencing"] if step["fencer"] == "nova"]
@@ -317,8 +319,9 @@ def test_a_host_that_hangs_with_nova_compute_reporting_is_powered_off_through_it
     region.machine("hang", host)  # its heartbeat stops; its power and nova-compute stay on
     metrics_feeder.feed_target_down(region.tsdb_url, host)  # and the TSDB finds its exporter down
 
-    state = region.wait(lambda: _in_state(region.openstack("hypervisor", "show", host), "maintenance"), 120,
-                        "the hung host was not fenced and evacuated")
+    region.wait(lambda: _state(region, host) == "maintenance", 120, "the hung host was not fenced and evacuated")
+    state = region.openstack("hypervisor", "show", host)
+    assert state["state"] == "maintenance", state
     region.wait(lambda: all(_server(region, s)["status"] == "ACTIVE" and _server(region, s)["OS-EXT-SRV-ATTR:host"]
                             != host for s in servers), 60, "the hung host's servers were not ACTIVE elsewhere")
     print("hang -> all %d servers ACTIVE elsewhere: %.1f s" % (len(servers), time.monotonic() - hung_at))

@@ -67,12 +67,16 @@ class ShellProcess(heartbeat_farm.CommandedProcess):
             if not ready:
                 self.process.kill()
                 raise AssertionError("openstack %s did not answer within %.0f s" % (" ".join(args), timeout_s))
-            answer = json.loads(self.process.stdout.readline())
+            line = self.process.stdout.readline()
+        if not line:
+            raise AssertionError("the openstack shell process ended (rc %s): see its log" % self.process.poll())
+        answer = json.loads(line)
         return subprocess.CompletedProcess(["openstack", *args], answer["returncode"], answer["stdout"],
                                            answer["stderr"])
 
 
 def main() -> int:
+    """Run the commands on stdin until EOF."""
     serve(sys.stdin, sys.stdout)
     return 0
 

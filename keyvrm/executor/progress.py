@@ -34,13 +34,6 @@ def _condemned(keyvrm_state) -> Optional[str]:
     return None
 
 
-def _down(cloud, host, keyvrm_state) -> Optional[str]:
-    condemned = _condemned(keyvrm_state)
-    if condemned:
-        return condemned
-    return _service_down(cloud, host)
-
-
 def _service_down(cloud, host) -> Optional[str]:
     try:
         service = cloud.get_service(host)
@@ -60,26 +53,12 @@ def _needed_ends(migration_type, source, target):
     return [(role, host) for role, host in ends if host]
 
 
-def dead_end(cloud, db, migration_type, source, target) -> Optional[str]:
-    """Why a migration from ``source`` to ``target`` cannot end now, or None.
-
-    ``migration_type`` is Nova's (``evacuation``, ``live-migration``) or KeyVRM's action
-    (``evacuate``, ``live_migrate``). One database read for both ends, then one Nova read
-    per end.
-    """
-    claimed = db_api.claimed_hypervisors(db)
-    for role, host in _needed_ends(migration_type, source, target):
-        why = _down(cloud, host, claimed.get(host))
-        if why:
-            return "the %s %s is down: %s" % (role, host, why)
-    return None
-
-
 class EndWatch:
     """One run's repeated question "can my migration still end?", asked at every poll.
 
     KeyVRM's condemned state is read at every call; Nova's compute services at the first
-    call and then at most every ``NOVA_CHECK_INTERVAL_S`` of ``clock``.
+    call and then at most every ``interval_s`` (``NOVA_CHECK_INTERVAL_S``) of ``clock``;
+    with ``interval_s`` 0, at every call.
     """
 
     def __init__(self, cloud, db, clock, interval_s=NOVA_CHECK_INTERVAL_S):
@@ -94,7 +73,12 @@ class EndWatch:
         return True
 
     def dead_end(self, migration_type, source, target) -> Optional[str]:
-        """Why the migration from ``source`` to ``target`` cannot end, or None (see ``dead_end``)."""
+        """Why a migration from ``source`` to ``target`` cannot end now, or None.
+
+        ``migration_type`` is Nova's (``evacuation``, ``live-migration``) or KeyVRM's action
+        (``evacuate``, ``live_migrate``). One database read for both ends; when neither is
+        condemned and Nova is due, one Nova read per end.
+        """
         claimed = db_api.claimed_hypervisors(self.db)
         ends = _needed_ends(migration_type, source, target)
         for role, host in ends:
@@ -120,7 +104,11 @@ class EndWatch:
         return _service_down(self.cloud, host)
 
 
-def live_work(cloud, db, unfinished) -> list:
-    """The ``unfinished`` migrations (``snapshot.Migration``) that may still end: none of their needed hosts is dead."""
+def live_work(cloud, db, clock, unfinished) -> list:
+    """The ``unfinished`` migrations (``snapshot.Migration``) that may still end: none of their needed hosts is dead.
+
+    A one-off question: Nova is asked about every migration's ends, not at the pace of a poll.
+    """
+    ends = EndWatch(cloud, db, clock, interval_s=0.0)
     return [mig for mig in unfinished
-            if dead_end(cloud, db, mig.migration_type, mig.source_host, mig.dest_host) is None]
+            if ends.dead_end(mig.migration_type, mig.source_host, mig.dest_host) is None]

@@ -196,7 +196,7 @@ class _Run:
         if vm is None or vm.task_state is None or self.rec["action"] != "evacuate":
             return None
         unfinished = [mig for mig in self.cloud.list_server_migrations(vm.id) if mig.status not in watch.FINAL]
-        if progress.live_work(self.cloud, self.db, unfinished):
+        if progress.live_work(self.cloud, self.db, self.clock, unfinished):
             return None
         return tuple(sorted(mig.id for mig in unfinished if mig.migration_type == "evacuation"
                             and mig.status == "accepted"))

@@ -61,9 +61,10 @@ DEFAULT_LB_CEILINGS = {"cpu": 85.0, "ram": 95.0, "net": 90.0, "hugepages": None}
 # 1: only hosts at or above a ceiling, relieved to just under it (syn_score is not read);
 # 2: also a syn_score above 90, relieved to 85 (targets 5 below a ceiling);
 # 3 (default): today's hot-spot relief (80 / 70);
-# 4: earlier (70 / 60, lower ceilings); 5: balance -- as 4, and a host more than
-# LB_BALANCE_BAND_PCT above the aggregate's mean on a measure is overloaded on it and
-# relieved to half that band above the mean (keyvrm.planning.lb.balance_config).
+# 4: earlier (70 / 60, lower ceilings); 5: balance -- as 4, the resources spread wider than
+# half of LB_BALANCE_BAND_PCT are evened out together while a move pays (LB_BALANCE_WORTH),
+# and a host still more than the band above the aggregate's mean on a measure is overloaded
+# on it and relieved to half the band above the mean (keyvrm.planning.lb.balance_config).
 _LB_EARLIER = {"lb_overload_threshold": 70.0, "lb_target_max_load": 60.0,
                "lb_ceilings": {"cpu": 80.0, "ram": 90.0, "net": 85.0, "hugepages": None}}
 LB_LEVELS = {
@@ -76,14 +77,17 @@ LB_LEVELS = {
 DEFAULT_LB_LEVEL = 3
 LB_BALANCE_LEVEL = 5
 LB_BALANCE_BAND_PCT = 25.0
-# Level 5 also lifts every host more than this many points below the mean of the resource
-# it evens out (keyvrm.planning.lb.balance_measures), as it brings a host more than the band
-# above it down to half the band above. On the LB benchmark's 300-host CPU-hot regions
-# (medians of seeds 1-3) 11 reaches a CPU spread of 7.85 points with 129 moves and 2,096 GB,
-# where Watcher's workload_balance (threshold 50, run until it proposes nothing) reaches 7.9
-# with 155 moves and 2,872 GB; 12.5 would stop at 8.5 (118 moves, 1,944 GB) and 10 reach
-# 6.5 with 154 moves and 2,464 GB.
-LB_BALANCE_FLOOR_PCT = 11.0
+# Level 5's price of balance: it makes a move only while the move lowers the sum, over the
+# resources it evens out, of the hosts' squared deviations from the aggregate's mean by at
+# least this many points^2 per GB of RAM it copies plus lb.MIGRATION_COST_GB (32 GB per
+# migration; keyvrm.planning.lb._Evener): a 16 GB VM must take 276 points^2 off (5 points
+# moved from a host 20 above the mean to one 16 below it take 5 * 35 + 5 * 27 = 310). On the
+# LB benchmark's 300-host CPU-hot regions (medians of seeds 1-3) 5.75 reaches a CPU spread of
+# 7.61 points with 131 moves and 2,192 GB (6 stops at 7.86 with 127 moves and 2,144 GB, 5.5 at
+# 7.48 with 132 moves and 2,224 GB); on the RAM-hot ones it stops about where the RAM spread
+# no longer narrows (7.13 points), past which moves narrow only CPU's, at a growing ratio
+# to the least migrations that reach both spreads.
+LB_BALANCE_WORTH = 5.75
 # How many consecutive LB runs must find a host overloaded before LB moves VMs off it. Each
 # run already reads loads averaged over [metrics] window (300 s): 1 acts on the first run
 # that finds an overload; 2 or more wait that many lb_period for a burst to pass.

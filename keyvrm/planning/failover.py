@@ -5,8 +5,11 @@ For each host of the aggregate the analysis asks HA's own planner
 snapshot as it is, the other hosts staying as they are. The VMs that plan leaves
 without a target are the VMs that host would leave behind; their reasons are the
 ``no_target`` (or capacity-code) reasons an HA event would carry, with the per-host
-rejection entries. VMs HA does not evacuate at all (``no_evac``, local disks without
-rebuild, busy) are not counted: their host failing loses them whatever the capacity.
+rejection entries. The planner is asked only what it leaves behind (``left_behind_only``):
+where placing by free RAM alone leaves no VM, it does not plan HA's spread placement
+too, which would leave none either. VMs HA does not evacuate at all (``no_evac``, local
+disks without rebuild, busy) are not counted: their host failing loses them whatever the
+capacity.
 
 The aggregate's **tolerance** is the largest k (0 .. ``max_k``) such that any k hosts
 failing together leave no evacuable VM without a target:
@@ -200,7 +203,7 @@ def _left_behind(ctx, snapshot, app_config, agg_config, busy, hosts, max_rejecte
         return ()
     with ctx.trial():
         plan = ha.plan_evacuation(snapshot, app_config, agg_config, busy, hosts, index=ctx.index,
-                                  max_rejected_hosts=max_rejected_hosts, context=ctx)
+                                  max_rejected_hosts=max_rejected_hosts, context=ctx, left_behind_only=True)
     return _without_target(plan)
 
 

@@ -55,13 +55,17 @@ image-backed VMs of an aggregate whose storage is not declared shared (their dis
 be rebuilt, ``keyvrm.planning.storage``); orders VMs by ``evacuate_order`` (lower first), the others
 alternating largest vCPUs / largest RAM; and places each through the busy set, the
 online check, Placement capacity and the Nova filters, counting it before the next.
-Targets are the aggregate's other hosts, most free RAM first (Nova's RAM weigher); a
-member of a soft (anti-)affinity group goes first by its group's members on each host
-(``ordered_pass``).
+Targets are the aggregate's other hosts; the VMs are spread over them: each goes to the
+passing host that received the fewest VMs of this plan so far, the one with most free
+RAM (Nova's RAM weigher) among equals; a member of a soft (anti-)affinity group goes
+first by its group's members on each host (``ordered_pass``).
 VMs this ordered pass leaves without a target get a second chance (see
 ``keyvrm.planning.repack``): smallest first, ``evacuate_order`` ones before the others,
 by re-packing only the VMs this plan placed; a VM the ordered pass placed is never
-dropped for one it did not place.
+dropped for one it did not place. Spreading is kept only when it costs nothing
+(``place_evacuees``): if the spread plan leaves a VM without a target, the plan placing
+each VM on the passing host with most free RAM is made too, and kept if it places more
+VMs, in all or of the first ``evacuate_order`` tiers.
 """
 
 from __future__ import annotations
@@ -83,6 +87,7 @@ from keyvrm.planning import repack
 from keyvrm.planning import storage
 from keyvrm.scheduling import capacity
 from keyvrm.scheduling.selector import is_online
+from keyvrm.scheduling.selector import UncheckedInputs
 
 FAILED = "failed"
 UNSAFE = "unsafe"
@@ -97,6 +102,7 @@ DEFAULT_MAX_CONDEMNED_SHARE = 0.5
 NOVA_SERVICE_DOWN_TIME_S = 60.0  # Nova's own default of [DEFAULT] service_down_time
 
 _MISSING, _UP, _DOWN = "missing", "up", "down"
+_RAM_MARGIN_MB = 1.0  # free RAM read apart from Placement's own sum (float rounding)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -370,38 +376,32 @@ class OrderedPass:
     left_over: dict
 
 
-def ordered_pass(ctx, vms, excluded_hosts, avoid_targets, max_rejected_hosts=None) -> OrderedPass:
-    """Place ``vms`` in order (SPEC 5.4), each on the passing host with most free RAM.
+class _MostFreeRam:
+    """Candidate hosts, most free RAM first (Nova's RAM weigher): one heap keyed by free RAM.
 
-    A member of a soft-anti-affinity (soft-affinity) group goes first to the passing host
-    with the fewest (most) of its group's members, the preference of Nova's soft weighers
-    put before free RAM (``_soft_group_target``); the emptiest host does not take the
-    whole group.
-
-    Each placement is counted before the next. Candidates sit in a heap keyed by free
-    RAM; an entry whose host's free RAM changed since it was pushed is refreshed when
-    popped, so each VM examines only the hosts it needs (all of them only when it finds
-    no target). A VM without a target is kept in ``left_over`` with the reason why, which
-    names the check that rejected each candidate host, at most ``max_rejected_hosts`` of
-    them (the (host, check) pairs are only kept per VM and summed once it has no target).
+    An entry whose host's free RAM changed since it was pushed is refreshed when popped,
+    so a VM examines only the hosts it needs (all of them only when it finds no target).
     """
-    ledger = ctx.ledger
-    selector = ctx.selector
-    states = ledger.hosts
-    online = any(is_online(h) for h in ctx.hosts
-                 if h.name not in excluded_hosts and h.name not in selector.busy_hosts)
-    heap = [entry for entry in ctx.free_ram_order() if entry[1] not in excluded_hosts]
-    heapq.heapify(heap)
-    targets, requests, left_over = {}, {}, {}
-    for vm in vms:
-        request = selector.request_for(vm)
-        requests[vm.id] = request
-        avoid = avoid_targets.get(vm.id)
+
+    def __init__(self, entries, states):
+        self._heap = list(entries)  # (-free RAM, host)
+        heapq.heapify(self._heap)
+        self._states = states
+
+    def names(self) -> list:
+        return [name for _, name in self._heap]
+
+    def received(self, name) -> None:
+        """``name`` was sent a VM by ``_soft_group_target``: its entry is refreshed when next popped."""
+
+    def may_free_ram(self) -> None:
+        """A VM counted on a candidate host is placed: its free RAM may rise (nothing to do here)."""
+
+    def target(self, selector, request, avoid) -> tuple:
+        """(the first host in this order that passes ``request``, or None; [(host, check)] of those that did not)."""
+        heap, states = self._heap, self._states
         target, rejected, examined = None, [], []
-        soft = _soft_group(selector, vm)
-        if soft is not None:  # Nova weighs these hosts by the group's members first (a linear pass)
-            target, rejected = _soft_group_target(ctx, vm, request, soft, heap, avoid)
-        while heap and soft is None:
+        while heap:
             neg_free, name = heapq.heappop(heap)
             current = -states.free_of(name, m.MEMORY_MB)
             if current != neg_free:
@@ -417,11 +417,125 @@ def ordered_pass(ctx, vms, excluded_hosts, avoid_targets, max_rejected_hosts=Non
             rejected.append((name, why))
         for entry in examined:
             heapq.heappush(heap, entry)
+        return target, rejected
+
+
+class _FewestReceived:
+    """Candidate hosts by the VMs this pass sent them, fewest first, then most free RAM.
+
+    One heap keyed by free RAM per count of VMs received, lowest count searched first. A
+    host ``target`` returns counts one more VM at once (the pass places the VM there); an
+    entry is moved to its host's count, and its free RAM refreshed, when popped. While free RAM only
+    falls (until ``may_free_ram``), a count whose roomiest host lacks the RAM a VM asks
+    is skipped whole: every host there would reject it for RAM, and none is examined (nor
+    its state built) unless the VM finds no target at all.
+    """
+
+    def __init__(self, entries, states):
+        first = list(entries)  # (-free RAM, host)
+        heapq.heapify(first)
+        self._levels = [first]
+        self._received = {}
+        self._states = states
+        self._prune = True
+
+    def names(self) -> list:
+        return [name for level in self._levels for _, name in level]
+
+    def received(self, name) -> None:
+        """``name`` was sent a VM by ``_soft_group_target``: one more to its count."""
+        self._received[name] = self._received.get(name, 0) + 1
+
+    def may_free_ram(self) -> None:
+        """A VM counted on a candidate host is placed: that host's free RAM may rise, so no count is skipped."""
+        self._prune = False
+
+    def target(self, selector, request, avoid) -> tuple:
+        """(the first host in this order that passes ``request``, or None; [(host, check)] of those that did not)."""
+        levels, states, received = self._levels, self._states, self._received
+        ram_mb = request.resources.ram_mb
+        # a margin for float rounding: Placement's check is used + asked > capacity
+        too_little = ram_mb - _RAM_MARGIN_MB if self._prune and ram_mb > 0 else None
+        target, rejected, examined, skipped = None, [], [], []
+        for count, heap in enumerate(levels):  # a level appended meanwhile is searched too
+            while heap:
+                neg_free, name = heap[0]
+                now_count, current = received.get(name, 0), -states.free_of(name, m.MEMORY_MB)
+                if now_count != count or current != neg_free:
+                    heapq.heappop(heap)
+                    while len(levels) <= now_count:
+                        levels.append([])
+                    heapq.heappush(levels[now_count], (current, name))
+                    continue
+                if too_little is not None and -neg_free < too_little:
+                    skipped.append(heap)
+                    break
+                heapq.heappop(heap)
+                examined.append((heap, neg_free, name))
+                if name == avoid:
+                    continue
+                why = selector.host_rejection(request, name)
+                if why is None:
+                    target = name
+                    received[name] = count + 1
+                    break
+                rejected.append((name, why))
+            if target is not None:
+                break
+        if target is None:  # the reason names every host's check: those skipped too
+            rejected.extend((name, selector.host_rejection(request, name))
+                            for heap in skipped for _, name in heap if name != avoid)
+        for heap, neg_free, name in examined:
+            heapq.heappush(heap, (neg_free, name))
+        return target, rejected
+
+
+def ordered_pass(ctx, vms, excluded_hosts, avoid_targets, max_rejected_hosts=None, spread=True) -> OrderedPass:
+    """Place ``vms`` in order (SPEC 5.4), each on the passing host this pass sent the fewest VMs, most free RAM first.
+
+    So the VMs of a failed host are spread over the targets, not piled on the emptiest
+    (often one just restored): among the passing hosts the one that received the fewest
+    VMs of this pass so far, the most free RAM (Nova's RAM weigher) parting equals. With
+    ``spread`` False, simply the passing host with most free RAM (``place_evacuees``
+    chooses between the two). A member of a soft-anti-affinity (soft-affinity) group goes
+    first to the passing host with the fewest (most) of its group's members, the
+    preference of Nova's soft weighers put before free RAM (``_soft_group_target``), and
+    counts as a VM its host received.
+
+    Each placement is counted before the next. Candidates sit in heaps keyed by free RAM
+    (``_FewestReceived``, ``_MostFreeRam``), so each VM examines only the hosts it needs
+    (all of them only when it finds no target). A VM without a target is kept in
+    ``left_over`` with the reason why, which names the check that rejected each candidate
+    host, at most ``max_rejected_hosts`` of them (the (host, check) pairs are only kept
+    per VM and summed once it has no target).
+    """
+    ledger = ctx.ledger
+    selector = ctx.selector
+    online = any(is_online(h) for h in ctx.hosts
+                 if h.name not in excluded_hosts and h.name not in selector.busy_hosts)
+    order = (_FewestReceived if spread else _MostFreeRam)(
+        [entry for entry in ctx.free_ram_order() if entry[1] not in excluded_hosts], ledger.hosts)
+    targets, requests, left_over = {}, {}, {}
+    for vm in vms:
+        request = selector.request_for(vm)
+        requests[vm.id] = request
+        avoid = avoid_targets.get(vm.id)
+        # a failed host is never a target: its state is left unbuilt and unchanged
+        source = ledger.location(vm.id)
+        release = source not in excluded_hosts
+        if release and source in ledger.hosts:
+            order.may_free_ram()  # counted on a candidate: moving it frees RAM there
+        soft = _soft_group(selector, vm)
+        if soft is not None:  # Nova weighs these hosts by the group's members first (a linear pass)
+            target, rejected = _soft_group_target(ctx, vm, request, soft, order.names(), avoid)
+            if target is not None:
+                order.received(target)
+        else:
+            target, rejected = order.target(selector, request, avoid)
         if target is None:
             left_over[vm.id] = _no_target_reason(vm, rejected, online, max_rejected_hosts)
             continue
-        # a failed host is never a target: its state is left unbuilt and unchanged
-        ledger.move(vm, request.resources, target, release=ledger.location(vm.id) not in excluded_hosts)
+        ledger.move(vm, request.resources, target, release=release)
         targets[vm.id] = target
     return OrderedPass(targets, requests, left_over)
 
@@ -432,7 +546,7 @@ def _soft_group(selector, vm):
     return group if group is not None and group.policy in (m.SOFT_AFFINITY, m.SOFT_ANTI_AFFINITY) else None
 
 
-def _soft_group_target(ctx, vm, request, group, heap, avoid):
+def _soft_group_target(ctx, vm, request, group, names, avoid):
     """(target, rejections) of a member of a soft group: by its group's members on each host first, then free RAM.
 
     Nova's ``ServerGroupSoftAntiAffinityWeigher`` (``SoftAffinityWeigher``) prefers hosts
@@ -447,7 +561,7 @@ def _soft_group_target(ctx, vm, request, group, heap, avoid):
     states = ctx.ledger.hosts
     on_host = collections.Counter(ctx.ledger.location(member) for member in group.members if member != vm.id)
     sign = 1 if group.policy == m.SOFT_ANTI_AFFINITY else -1
-    order = sorted((sign * on_host.get(name, 0), -states.free_of(name, m.MEMORY_MB), name) for _, name in heap)
+    order = sorted((sign * on_host.get(name, 0), -states.free_of(name, m.MEMORY_MB), name) for name in names)
     rejected = []
     for _, _, name in order:
         if name == avoid:
@@ -459,15 +573,23 @@ def _soft_group_target(ctx, vm, request, group, heap, avoid):
     return None, rejected
 
 
-def _place(ctx, vms, excluded_hosts, ha_round, avoid_targets, max_rejected_hosts=None):
-    """Place ``vms``: the ordered pass, then the repair; return (moves, reasons).
+@dataclasses.dataclass(frozen=True, slots=True)
+class Placement:
+    """Where a plan sends its VMs: targets (in plan order), the reasons of those left without, its ordered pass."""
+
+    targets: dict
+    left_over: dict
+    first_pass: OrderedPass
+
+
+def _placement(ctx, vms, excluded_hosts, avoid_targets, max_rejected_hosts, spread) -> Placement:
+    """One rule's plan: the ordered pass, then the repair; the ledger counts it.
 
     The VMs the ordered pass leaves without a target get a second chance through
     ``repack.place_left_over``, which may move VMs placed by this plan (never others) to
     make room; every VM the pass placed stays placed, so the order keeps its priority.
-    Their moves come after the others, in the order they were placed.
     """
-    first = ordered_pass(ctx, vms, excluded_hosts, avoid_targets, max_rejected_hosts)
+    first = ordered_pass(ctx, vms, excluded_hosts, avoid_targets, max_rejected_hosts, spread)
     targets = dict(first.targets)
     repaired = frozenset()
     if first.left_over:
@@ -475,12 +597,100 @@ def _place(ctx, vms, excluded_hosts, ha_round, avoid_targets, max_rejected_hosts
         repaired = frozenset(repack.place_left_over(
             ctx, targets, first.requests, _left_over_order(first.left_over, vms),
             candidate_names, avoid_targets, vms))
+    left_over = {vm_id: why for vm_id, why in first.left_over.items() if vm_id not in repaired}
+    return Placement(targets, left_over, first)
+
+
+def _places_no_fewer(placement, other, vms) -> bool:
+    """``placement`` places no fewer VMs than ``other``: in all, nor of any ``evacuate_order`` tier and those before."""
+    placed = collections.Counter(vm.evacuate_order for vm in vms if vm.id in placement.targets)
+    placed.subtract(vm.evacuate_order for vm in vms if vm.id in other.targets)
+    ahead = 0
+    for tier in sorted(order for order in placed if order is not None) + [None]:
+        ahead += placed[tier]
+        if ahead < 0:
+            return False
+    return True
+
+
+def _tried(ctx, collected, spread, keep_if, plan_args) -> tuple:
+    """A plan made in a ledger trial, kept if ``keep_if(plan)``: (plan, kept, the inputs its checks could not know)."""
+    ctx.selector.unchecked = UncheckedInputs() if collected.collecting else collected
+    try:
+        with ctx.ledger.trial() as trial:
+            placement = _placement(ctx, *plan_args, spread)
+            if keep_if(placement):
+                trial.keep()
+        return placement, trial.kept, ctx.selector.unchecked
+    finally:
+        ctx.selector.unchecked = collected
+
+
+def place_evacuees(ctx, vms, excluded_hosts, avoid_targets, max_rejected_hosts=None,
+                   left_behind_only=False) -> Placement:
+    """Where ``vms`` (in evacuation order) go: spread over the targets, unless that places fewer VMs.
+
+    HA's first duty is to restart as many VMs as it can; spreading them
+    (``ordered_pass``) costs VMs when capacity is short, since it fills every host
+    where most free RAM first keeps the emptiest hosts for the largest VMs (3-9% fewer
+    on rack failures at 85% fill in bench_planning). So the spread plan (pass and repair)
+    is kept when it places every VM. Otherwise the most-free-RAM plan is made too (only
+    then), and the spread plan is kept only if it places no fewer VMs, in all nor of the
+    first ``evacuate_order`` tiers (``_places_no_fewer``): the kept plan places at least as
+    many VMs, of each priority and the higher ones, as the most-free-RAM rule alone
+    would. Each plan is made in a ledger trial, so the ledger ends counting only the kept
+    plan (a plan chosen after the other is counted again, one move per VM, without
+    planning it again), and only the kept plan's unchecked inputs are collected.
+
+    ``left_behind_only``: the caller reads only which VMs are left without a target and
+    the hosts the placement uses (the failover analysis, the LB reserve guard). The
+    most-free-RAM plan is then made first and kept when it places every VM: HA leaves
+    none behind then either (its spread plan places them all, or is dropped for that
+    one), and that plan touches fewer hosts. Otherwise both are made and chosen as above.
+    """
+    plan_args = (vms, excluded_hosts, avoid_targets, max_rejected_hosts)
+    collected = ctx.selector.unchecked
+    spread_first = not left_behind_only
+    first, _, unchecked = _tried(ctx, collected, spread_first, lambda placement: not placement.left_over, plan_args)
+    kept = first
+    if first.left_over:
+
+        def second_is_kept(second):
+            spread, fullest = (first, second) if spread_first else (second, first)
+            spread_kept = _places_no_fewer(spread, fullest, vms)
+            return not spread_kept if spread_first else spread_kept
+
+        second, second_kept, second_unchecked = _tried(ctx, collected, not spread_first, second_is_kept, plan_args)
+        if second_kept:
+            kept, unchecked = second, second_unchecked
+        else:
+            _count_targets(ctx.ledger, first, vms, excluded_hosts)
+    if unchecked is not collected:
+        collected.add(unchecked)
+    return kept
+
+
+def _count_targets(ledger, placement, vms, excluded_hosts) -> None:
+    """Count ``placement``'s VMs on their targets, in its order, as its plan did."""
+    by_id = {vm.id: vm for vm in vms}
+    requests = placement.first_pass.requests
+    for vm_id, target in placement.targets.items():
+        vm = by_id[vm_id]
+        ledger.move(vm, requests[vm_id].resources, target, release=ledger.location(vm_id) not in excluded_hosts)
+
+
+def _place(ctx, vms, excluded_hosts, ha_round, avoid_targets, max_rejected_hosts=None, left_behind_only=False):
+    """Place ``vms`` (``place_evacuees``); return (moves, reasons).
+
+    Moves come in the order of the kept plan: the ordered pass's first, those of the
+    VMs the repair placed after them, in the order they were placed.
+    """
+    placement = place_evacuees(ctx, vms, excluded_hosts, avoid_targets, max_rejected_hosts, left_behind_only)
     by_id = {vm.id: vm for vm in vms}
     moves = [PlannedMove(vm_id, EVACUATE, by_id[vm_id].host, target, ha_round=ha_round,
                          ram_mb=by_id[vm_id].flavor.ram_mb)
-             for vm_id, target in targets.items()]
-    found = [why for vm_id, why in first.left_over.items() if vm_id not in repaired]
-    return moves, found
+             for vm_id, target in placement.targets.items()]
+    return moves, list(placement.left_over.values())
 
 
 def unfit_targets(snapshot, app_config, aggregate: str, stale_after_s: Optional[float],
@@ -507,7 +717,7 @@ def plan_evacuation(snapshot, app_config, agg_config, busy: m.BusySet, fenced_ho
                     allow_rebuild: bool = False, index=None, filter_options=None,
                     project_headroom=None, max_rejected_hosts=None,
                     heartbeat_stale_after_s: Optional[float] = None, context=None,
-                    vms_on=None) -> Plan:
+                    vms_on=None, left_behind_only: bool = False) -> Plan:
     """Round 1: plan the evacuation of every VM of the fenced hosts of one aggregate.
 
     A fenced host is planned even when an unfinished recommendation touches it (a dead
@@ -519,7 +729,9 @@ def plan_evacuation(snapshot, app_config, agg_config, busy: m.BusySet, fenced_ho
     plans each inside ``AggregateContext.trial``); the other inputs then only name things.
     ``vms_on(host)``, when given, lists the VMs a host carries in that context's ledger
     (a planner that moved VMs asks what its moves would leave a failure); by default the
-    snapshot's.
+    snapshot's. ``left_behind_only``: the caller reads only which VMs the plan leaves
+    without a target and which hosts it uses, not where each VM goes (``place_evacuees``:
+    when every VM has a target the moves may then not be those HA would make).
     """
     index = index or snapshot.index()
     ctx = context or build_context(
@@ -535,7 +747,8 @@ def plan_evacuation(snapshot, app_config, agg_config, busy: m.BusySet, fenced_ho
                 found.append(why)
             else:
                 candidates.append(vm)
-    moves, placed_reasons = _place(ctx, evacuation_order(candidates), fenced, 1, {}, max_rejected_hosts)
+    moves, placed_reasons = _place(ctx, evacuation_order(candidates), fenced, 1, {}, max_rejected_hosts,
+                                   left_behind_only)
     unchecked = reasons.filter_input_unknown(ctx.selector.unchecked.summary())
     return Plan(tuple(moves), tuple(found + placed_reasons + unchecked))
 

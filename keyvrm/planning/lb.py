@@ -34,14 +34,18 @@ every resource <= its ceiling less the hysteresis), the gap between source and t
 cool-down VMs, busy hosts, capacity, server groups and the Nova filters allow it. At most
 ``max_moves_per_host`` moves touch one host (as source or target) per plan.
 
-Balance (``lb_level`` 5). After the relief, the resource spread widest (``balance_measures``)
-is evened out, then any other whose spread is still past the band (a second plan would
-find it): in ``_Balancer.spread`` each host more than ``settings.LB_BALANCE_FLOOR_PCT``
-below the aggregate's mean takes, from the hosts most above it, the VM whose move narrows
-the spread most (the sum of squared deviations from the mean) per GB it copies plus the
-fixed cost of a migration, one migration at a time,
-so a spread is reached with few migrations (``tests/benchmarks/bench_lb.py`` prints them
-against the least any plan could need, ``LB(sd)``). A host above the mean never rises.
+Balance (``lb_level`` 5). Before the relief, the resources whose spread reaches half of
+``settings.LB_BALANCE_BAND_PCT`` (``balance_measures``) are evened out together, one
+migration at a time, by ``_Evener``: each step takes the move that lowers the sum over
+those resources of the squared deviations from the aggregate's mean most per GB of RAM it
+copies plus ``MIGRATION_COST_GB``, among the hosts most above the mean (per resource and on
+their sum) and, per class of capacity, those most below it; the pass stops when no move
+lowers it by ``settings.LB_BALANCE_WORTH`` points² per such GB (a migration no longer pays
+for the balance it buys). Evening the resources out together, rather than one after the
+other, lets one migration narrow both spreads (``tests/benchmarks/bench_lb.py`` prints the
+moves against the least any plan could need to reach both spreads, ``LBjoint``). The relief
+then takes any host still overloaded down; a second plan finds the spreads under the band
+and moves nothing.
 
 Cost. A VM that finds no target is not tried again unless a host became a possible
 target since (a relieved host); hosts already above a target limit are left out of the
@@ -63,6 +67,7 @@ import collections
 import dataclasses
 import heapq
 import itertools
+import math
 import operator
 import statistics
 from typing import Optional
@@ -105,8 +110,12 @@ MIGRATION_COST_GB = 32.0
 MIGRATABLE_STATUSES = ("ACTIVE", "PAUSED")
 # Nova's migration statuses of a move that ended with the VM where it was (a live migration rolled back)
 MOVED_NOTHING = frozenset(("error", "failed", "cancelled"))
-# Level 5's spread pass: how many of the hosts most above the mean offer a VM to each low host.
-SPREAD_SOURCES = 10
+# Level 5's balancing pass (_Evener): per direction hosts are ordered in (each resource evened
+# out, and their sum), how many of the hosts most above the mean it tries as sources, and per
+# class of capacity how many of those most below it as targets (tests/benchmarks/bench_lb.py:
+# more sources or targets gain little and cost plan time at 10,000 hosts).
+EVEN_SOURCES = 2
+EVEN_TARGETS = 1
 # Below level 5, what a VM takes off a measure still above its relief level counts up to this
 # many times what that measure still needs (its excess over the level): a VM far bigger than
 # the need wins no more for it, so the relief copies less RAM. tests/benchmarks/bench_lb.py,
@@ -212,9 +221,9 @@ def balance_config(agg_config, loads):
 
     ``agg_config`` itself below the balance level. At ``lb_level`` 5 (balance), each
     threshold is at most the aggregate's mean on its measure plus
-    ``LB_BALANCE_BAND_PCT`` (the target limit: plus half of it): a host that far above
-    the mean is overloaded and relieved to near the mean, so the spread shrinks until a
-    move no longer gains ``min_improvement_pct``.
+    ``LB_BALANCE_BAND_PCT`` (the target limit: plus half of it): a host still that far
+    above the mean once the resources are evened out (``_Evener``) is overloaded and
+    relieved to near the mean.
     """
     if agg_config.lb_level != settings.LB_BALANCE_LEVEL:
         return agg_config
@@ -236,7 +245,7 @@ def balance_config(agg_config, loads):
 
 
 def balance_measures(agg_config, loads) -> tuple:
-    """The measures (indexes into ``MEASURES``) level 5 evens out, spread widest first; () below level 5.
+    """The measures (indexes into ``MEASURES``) level 5 evens out (together), spread widest first; () below level 5.
 
     Only a resource whose spread reaches half of ``LB_BALANCE_BAND_PCT`` is evened out, as
     ``balance_config`` balances it.
@@ -321,7 +330,6 @@ class _Balancer:
         self.moves = []
         self.reasons = []
         self.sources = {}
-        self._spread_sources = {}  # level 5's spread pass: host -> _Source it moves VMs from
         self.freed = 0  # how many times a host became a possible target again
         self.heap = []
         self._shares = {}
@@ -364,6 +372,8 @@ class _Balancer:
     def _build_lists(self):
         """Sort the possible targets, per class, on each measure some source is relieved on."""
         used = sorted({i for source in self.sources.values() for i in source.measures})
+        self._closed.clear()  # level 5's balancing pass, before the relief, may have recorded some
+        self.closed.clear()
         for i in used:
             self.lists[i] = {}
         for name in self._class:
@@ -561,98 +571,6 @@ class _Balancer:
             if not self._retry():
                 return
 
-    def spread(self, measure: int, band: float, sources_tried: int = SPREAD_SOURCES):
-        """Level 5's second pass: lift hosts far below the mean on ``measure``, by the moves narrowing it most.
-
-        While a host lies more than ``band`` points below the aggregate's mean on
-        ``measure``, the lowest one takes, from the ``sources_tried`` hosts most above the
-        mean, the VM whose move lowers the sum of squared deviations from the mean most
-        per GB of RAM it copies plus ``MIGRATION_COST_GB`` (a move's worth: it narrows the
-        spread, which is what this level is for; per migration and per GB, so the fewest
-        migrations and the least GB reach a spread). A move must leave its target
-        no higher than its source, pass every check a relief move passes (target limits,
-        ``lb_min_gain``, filters, capacity, groups, reserve, a failed move's cool-down) and
-        keep both hosts within the per-host move cap. A host that can take nothing is left
-        as it is. Hosts above the mean never rise: a second plan finds nothing to move.
-        """
-        values = {n: self.measures_of(n)[measure] for n in self._class}
-        values = {n: v for n, v in values.items() if v is not None}
-        if len(values) < 2:
-            return
-        mean = sum(values.values()) / len(values)
-        floor = mean - band
-        lows = [(v, n) for n, v in values.items() if v < floor and n not in self.sources]
-        heapq.heapify(lows)
-        # hosts above the mean that may still give a VM, most loaded first
-        above = sorted((-v, n) for n, v in values.items() if v > mean and self.moved[n] < self.max_moves)
-        while lows and above:
-            value, low = heapq.heappop(lows)
-            if self.moved[low] >= self.max_moves:
-                continue
-            best = self._best_spread_move(low, measure, mean, [n for _, n in above[:sources_tried]])
-            if best is None:
-                continue
-            source, vm, request, src_after_load, t_after_load = best
-            del above[bisect.bisect_left(above, (-self.measures_of(source.name)[measure], source.name))]
-            self._apply(vm, request, source, low, src_after_load, t_after_load)
-            given = self.measures_of(source.name)[measure]
-            if given > mean and self.moved[source.name] < self.max_moves:
-                bisect.insort(above, (-given, source.name))
-            lifted = self.measures_of(low)[measure]
-            if lifted < floor:
-                heapq.heappush(lows, (lifted, low))
-
-    def _spread_source(self, name) -> _Source:
-        """``name`` as a source of level 5's spread pass: its movable VMs, never itself relieved."""
-        source = self._spread_sources.get(name)
-        if source is None:
-            movable = {vm.id: vm for vm in self.vms_on(name).values() if self._skip_reason(vm, name) is None}
-            source = self._spread_sources[name] = _Source(name, (), movable, active=False)
-        return source
-
-    def _best_spread_move(self, low, measure, mean, givers):
-        """(source, VM, request, source load after, target load after) narrowing the spread most, or None.
-
-        The source is one of ``givers``.
-        """
-        t_load = self.loads[low]
-        t_before = self.measures_of(low)
-        low_cls = self._class[low]
-        best = None
-        for name in givers:
-            source = self._spread_source(name)
-            src_value = self.measures_of(name)[measure]
-            hyper = self.hyper[name]
-            count = len(self.vms_on(name))
-            src_load = self.loads[name]
-            src_before = self.measures_of(name)
-            for vm in source.movable.values():
-                share, values = self._share(vm, name, count)
-                part = values[measure - 1] or 0.0
-                moved_in = self._rescaled(share, hyper, self._class[name], low_cls).values()[measure - 1] or 0.0
-                if part <= 0 or t_before[measure] + moved_in > src_value - part:
-                    continue  # the target would end above its source: no narrower
-                worth = ((src_value - mean) ** 2 + (t_before[measure] - mean) ** 2
-                         - (src_value - part - mean) ** 2 - (t_before[measure] + moved_in - mean) ** 2
-                         ) / (vm.flavor.ram_mb / 1024.0 + MIGRATION_COST_GB)
-                if best is not None and worth <= best[0]:
-                    continue
-                src_after_load = src_load.shifted(share, -1)
-                t_after_load = t_load.shifted(self._rescaled(share, hyper, self._class[name], low_cls), 1)
-                src_after = (scoring.syn_score(src_after_load, self.weights),) + src_after_load.values()
-                t_after = (scoring.syn_score(t_after_load, self.weights),) + t_after_load.values()
-                if self._target_rejection(t_before, t_after, src_before, src_after, (measure,)) is not None:
-                    continue
-                if low in self.refused.get(vm.id, ()):
-                    continue
-                request = self.ctx.selector.request_for(vm)
-                if self.ctx.selector.host_rejection(request, low) is not None:
-                    continue
-                if self.reserve is not None and self.reserve.refusal(vm, request, name, low) is not None:
-                    continue
-                best = (worth, source, vm, request, src_after_load, t_after_load)
-        return None if best is None else best[1:]
-
     def _retry(self) -> bool:
         """Give still-overloaded sources another go with VMs tried before a host was freed."""
         again = False
@@ -769,6 +687,14 @@ class _Balancer:
             self._means[i] = sum(values) / len(values) if values else 0.0
         return self._means[i]
 
+    def ratio_of(self, src_cls, cls) -> tuple:
+        """What a point of a host of class ``src_cls`` is worth on a host of class ``cls``, per metric."""
+        key = (src_cls, cls)
+        ratios = self._ratios.get(key)
+        if ratios is None:
+            ratios = self._ratios[key] = scoring.rescaled(_UNIT, self._rep[src_cls], self._rep[cls]).values()
+        return ratios
+
     def _rescaled(self, share, hyper, src_cls, cls) -> scoring.Load:
         """``share`` of ``hyper`` (of class ``src_cls``) in % of a host of class ``cls``."""
         key = (src_cls, cls)
@@ -843,6 +769,230 @@ class _Balancer:
                                      source.rejections, host=source.name, rejected=rejected,
                                      more=more)
         return reasons.not_improving(source.name, self.scores[source.name])
+
+
+class _Evener:
+    """Level 5's balancing pass over one plan: which moves narrow the spreads of ``measures`` most.
+
+    A host's deviation is its value less the aggregate's mean on each measure, read once as
+    the pass begins. A move of a VM of share ``x`` (``y`` on the target, rescaled to its
+    capacity) off a host at deviation ``d_s`` onto one at ``d_t`` lowers the sum of squared
+    deviations by ``x (2 d_s - x) - y (2 d_t + y)`` per measure; its worth is that sum over
+    the measures per GB of RAM it copies plus ``MIGRATION_COST_GB``. Hosts are ordered per
+    direction (each measure's deviation, and their sum when there are several): each step
+    pairs the ``EVEN_SOURCES`` hosts highest in each direction with, per class of capacity,
+    the ``EVEN_TARGETS`` lowest, and moves the VM of the pair of most worth that passes
+    every check a relief move passes (``_Balancer._target_rejection`` on the measure the
+    move narrows most, a failed move's cool-down, the Nova filters, capacity and server
+    groups, the failover reserve) within the per-host move cap. Hosts whose metrics are
+    settling (``settling``) are left out, as the relief leaves them. The best VM of each pair is
+    kept until either host moves. The pass ends when no pair has a VM worth
+    ``settings.LB_BALANCE_WORTH``; a host a check refused every VM of the pairs it is in
+    drops out of them.
+    """
+
+    def __init__(self, balancer, measures, settling=()):
+        b = self.b = balancer
+        self.measures = tuple(measures)
+        # a host whose metrics predate a move (``settling_hosts``) is neither a source nor a target
+        hosts = [n for n in b._class
+                 if n not in settling and None not in (b.measures_of(n)[k] for k in self.measures)]
+        self.means = tuple(sum(b.measures_of(n)[k] for n in hosts) / len(hosts) if hosts else 0.0
+                           for k in self.measures)
+        width = len(self.measures)
+        self.directions = [(j,) for j in range(width)] + ([tuple(range(width))] if width > 1 else [])
+        self.keys = {}  # host -> its key per direction
+        self.listed = {}  # host -> the orders it is in: ("high", direction) or ("low", direction, class)
+        self.orders = {}  # each sorted by key
+        for name in hosts:
+            self._insert(name, grow=list.append)
+        for order in self.orders.values():
+            order.sort()
+        self.version = collections.Counter()  # host -> its moves in this pass
+        self.pairs = {}  # (source, target) -> (source version, target version, best or None)
+        self.heap = []  # (-worth, source, target, source version, target version) of the pairs' best
+        self.paired = (set(), set())  # the sources and targets of the last step
+        self.givers = {}  # host -> (version, its _Source, [(vm, share, parts, squares off it, cost)])
+        self.refused = collections.defaultdict(set)  # target -> VM ids a check refused there
+        self.blocked = set()  # hosts a check refused every VM of their pairs
+        self.spent = {mv.vm_id for mv in b.moves}  # VMs this plan moved already
+
+    def run(self):
+        """Move VMs while one is worth it (class docstring)."""
+        dirty = set()  # hosts whose pairs to compute again
+        while True:
+            sources, targets = self._ends()
+            old_sources, old_targets = self.paired
+            for s in sources:
+                fresh = s in dirty or s not in old_sources
+                for t in targets:
+                    if s != t and (fresh or t in dirty or t not in old_targets):
+                        self._pair(s, t)
+            self.paired = (set(sources), set(targets))
+            dirty = set()
+            best = self._top()
+            if best is None:
+                return
+            s, t, (_, vm, share) = best
+            if self._move(vm, share, s, t):
+                dirty.update((s, t))
+                continue
+            self.refused[t].add(vm.id)
+            del self.pairs[(s, t)]
+            self._pair(s, t)
+            for host, pairs in ((t, [(x, t) for x in sources]), (s, [(s, x) for x in targets])):
+                if all(self.pairs.get(pair, (0, 0, None))[2] is None for pair in pairs if pair[0] != pair[1]):
+                    self.blocked.add(host)
+
+    def deviation(self, name) -> tuple:
+        values = self.b.measures_of(name)
+        return tuple(values[k] - mean for k, mean in zip(self.measures, self.means))
+
+    def _insert(self, name, grow=bisect.insort):
+        dev = self.deviation(name)
+        keys = self.keys[name] = [sum(dev[j] for j in direction) for direction in self.directions]
+        cls = self.b._class[name]
+        listed = self.listed[name] = []
+        for d, key in enumerate(keys):
+            for where in (("high", d), ("low", d, cls)):
+                listed.append(where)
+                grow(self.orders.setdefault(where, []), (key, name))
+
+    def _remove(self, name):
+        if name in self.keys:
+            for where in list(self.listed[name]):
+                self._drop(name, where)
+            del self.keys[name], self.listed[name]
+
+    def _drop(self, name, where):
+        """Take ``name`` out of the order ``where`` until it moves again."""
+        order = self.orders[where]
+        del order[bisect.bisect_left(order, (self.keys[name][where[1]], name))]
+        self.listed[name].remove(where)
+
+    def _ends(self) -> tuple:
+        """(sources, targets): per direction the highest open hosts above the mean, per direction and class the lowest.
+
+        A host that cannot be one (move cap, a target limit, nothing of it passes) leaves that
+        end of the order until it moves again.
+        """
+        b = self.b
+        sources, targets = [], []
+        for where, order in self.orders.items():
+            found, high = 0, where[0] == "high"
+            i = len(order) - 1 if high else 0
+            while 0 <= i < len(order) and found < (EVEN_SOURCES if high else EVEN_TARGETS):
+                key, name = order[i]
+                if (key <= 0) if high else (key >= 0):
+                    break
+                if (name in self.blocked or b.moved[name] >= b.max_moves
+                        or (not high and b._closing_limit(b.measures_of(name)) is not None)
+                        or (high and not self._giver(name)[2])):
+                    self._drop(name, where)
+                    if not high:
+                        continue
+                else:
+                    found += 1
+                    chosen = sources if high else targets
+                    if name not in chosen:
+                        chosen.append(name)
+                i += -1 if high else 1
+        return sources, targets
+
+    def _giver(self, name) -> tuple:
+        """(version, ``name`` as a _Source, what each of its movable VMs takes off it).
+
+        Per VM: (vm, share, its parts of the measures, the squared deviations its leaving
+        removes, its cost in GB).
+        """
+        found = self.givers.get(name)
+        version = self.version[name]
+        if found is not None and found[0] == version:
+            return found
+        b = self.b
+        source = found[1] if found is not None else _Source(name, (), {
+            vm.id: vm for vm in b.vms_on(name).values() if b._skip_reason(vm, name) is None}, active=False)
+        dev = self.deviation(name)
+        count = len(b.vms_on(name))
+        offers = []
+        for vm in source.movable.values():
+            if vm.id in self.spent:
+                continue
+            share, values = b._share(vm, name, count)
+            parts = tuple(values[k - 1] or 0.0 for k in self.measures)
+            offers.append((vm, share, parts, sum(x * (2 * d - x) for x, d in zip(parts, dev)),
+                           vm.flavor.ram_mb / 1024.0 + MIGRATION_COST_GB))
+        found = self.givers[name] = (version, source, offers)
+        return found
+
+    def _pair(self, source, target):
+        """Keep the VM of ``source`` whose move to ``target`` is of most worth, if it is worth moving."""
+        b = self.b
+        ratios = b.ratio_of(b._class[source], b._class[target])
+        values = b.measures_of(target)
+        # per measure: (rescaling, 2 x deviation, the most a share may be before a target limit)
+        terms = []
+        for k, d in zip(self.measures, self.deviation(target)):
+            r, limit = ratios[k - 1], b.limits[k]
+            terms.append((r, 2 * d, math.inf if limit is None else (limit - values[k]) / r))
+        least = settings.LB_BALANCE_WORTH
+        refused = self.refused.get(target, ())
+        best = None
+        for vm, share, parts, gain, cost in self._giver(source)[2]:
+            for x, (r, twice, most) in zip(parts, terms):
+                if x > most:
+                    break
+                y = x * r
+                gain -= y * (twice + y)
+            else:
+                worth = gain / cost
+                if worth >= least and (best is None or worth > best[0]) and vm.id not in refused:
+                    best = (worth, vm, share)
+        versions = (self.version[source], self.version[target])
+        self.pairs[(source, target)] = versions + (best,)
+        if best is not None:
+            heapq.heappush(self.heap, (-best[0], source, target) + versions)
+
+    def _top(self):
+        """(source, target, (worth, vm, share)) of most worth among the current pairs, or None."""
+        sources, targets = self.paired
+        while self.heap:
+            _, s, t, vs, vt = self.heap[0]
+            entry = self.pairs.get((s, t))
+            if (s in sources and t in targets and entry is not None and entry[2] is not None
+                    and entry[:2] == (vs, vt) == (self.version[s], self.version[t])
+                    and -self.heap[0][0] == entry[2][0]):
+                return s, t, entry[2]
+            heapq.heappop(self.heap)
+        return None
+
+    def _move(self, vm, share, name, low) -> bool:
+        """Move ``vm`` off ``name`` to ``low`` if every check passes; False if one refuses it."""
+        b = self.b
+        moved_in = b._rescaled(share, b.hyper[name], b._class[name], b._class[low])
+        src_after_load = b.loads[name].shifted(share, -1)
+        t_after_load = b.loads[low].shifted(moved_in, 1)
+        src_before, t_before = b.measures_of(name), b.measures_of(low)
+        src_after = (scoring.syn_score(src_after_load, b.weights),) + src_after_load.values()
+        t_after = (scoring.syn_score(t_after_load, b.weights),) + t_after_load.values()
+        # the gain check on the measure whose source-target gap the move narrows most
+        main = max(self.measures, key=lambda k: (src_before[k] - t_before[k]) ** 2 - (src_after[k] - t_after[k]) ** 2)
+        if (b._target_rejection(t_before, t_after, src_before, src_after, (main,)) is not None
+                or low in b.refused.get(vm.id, ())):
+            return False
+        request = b.ctx.selector.request_for(vm)
+        if (b.ctx.selector.host_rejection(request, low) is not None
+                or (b.reserve is not None and b.reserve.refusal(vm, request, name, low) is not None)):
+            return False
+        for host in (name, low):
+            self._remove(host)
+        b._apply(vm, request, self._giver(name)[1], low, src_after_load, t_after_load)
+        self.spent.add(vm.id)
+        for host in (name, low):
+            self.version[host] += 1
+            if b.moved[host] < b.max_moves:
+                self._insert(host)
+        return True
 
 
 def plan_balancing(snapshot, app_config, agg_config, busy: m.BusySet = m.BusySet(), *,
@@ -951,16 +1101,17 @@ def _plan_balancing(snapshot, app_config, agg_config, busy, cooled, refused, unf
     if ctx.hosts and len(unscored) == len(ctx.hosts):
         return Plan((), tuple(found + [reasons.no_metrics(aggregate=aggregate)]))
     found.extend(reasons.no_metrics(host=name) for name in unscored)
-    causes = {}
+    causes, unsettled = {}, []
     for h in ctx.hosts:
         why = overload_causes(balancer.loads[h.name], balancer.scores[h.name], agg_config)
-        if why and h.name in settling:
-            found.append(reasons.metrics_settling(h.name, settling[h.name], snapshot.metrics_window_s))
+        if why and h.name in settling:  # overloaded, but its metrics predate a move
+            unsettled.append((h.name, settling[h.name]))
         elif why:
             causes[h.name] = why
+    if unsettled:
+        found.extend(reasons.metrics_settling(aggregate, unsettled, snapshot.metrics_window_s))
     if not causes:
-        waiting = any(r.code == reasons.METRICS_SETTLING for r in found)  # overloaded, but its metrics predate a move
-        return Plan((), tuple(found + ([] if waiting else [reasons.no_overload(
+        return Plan((), tuple(found + ([] if unsettled else [reasons.no_overload(
             aggregate, agg_config.lb_overload_threshold, agg_config.lb_ceilings)])))
     worst = sorted(causes, key=lambda n: (-max(v - limit for _, v, limit in causes[n]), n))
     runs = {n: overloaded_runs.get(n, 0) + 1 for n in worst}
@@ -974,18 +1125,18 @@ def _plan_balancing(snapshot, app_config, agg_config, busy, cooled, refused, unf
     # what this run acts on comes first: it names the event, not an unscored dead host
     found[:0] = reasons.overloaded(aggregate, [(n, causes[n]) for n in worst])
     balancer.relief_levels()
+    spreads = balance_measures(agg_config, balancer.loads.values())  # read before any move
+    evened = []
+    while spreads:  # evening some resources out may widen another's spread past the band: it joins them
+        evened = sorted(evened + list(spreads))
+        _Evener(balancer, evened, settling).run()
+        spreads = [k for k in balance_measures(agg_config, balancer.loads.values()) if k not in evened]
     for source in worst:
         if source in busy.hosts:
             found.append(reasons.busy(None, source))
             continue
         balancer.add_source(source, causes[source])
-    spreads = balance_measures(agg_config, balancer.loads.values())  # read before any move
     balancer.run()
-    evened = []
-    while spreads:  # evening one resource out may widen another's spread past the band: it is next
-        evened.append(spreads[0])
-        balancer.spread(spreads[0], settings.LB_BALANCE_FLOOR_PCT)
-        spreads = [k for k in balance_measures(agg_config, balancer.loads.values()) if k not in evened]
     tried = [n for n in worst if n in balancer.sources]
     if tried and not balancer.moves:  # what this run found first: LB is stuck, not healthy
         found.insert(0, reasons.lb_no_target(aggregate, len(tried)))

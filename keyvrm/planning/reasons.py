@@ -199,11 +199,26 @@ def overloaded(aggregate: str, causes) -> list:
                              host=host, details=_overload_figures(why)) for host, why in causes]
 
 
-def metrics_settling(host: str, moved_s_before: float, window_s: float) -> Reason:
-    """LB leaves ``host`` alone: a move left or reached it ``moved_s_before`` seconds before the snapshot."""
-    return Reason(METRICS_SETTLING, "%s: a VM moved %s it %.0f s before these metrics, which average the last %.0f s:"
-                  " LB waits for metrics taken after the move" % (host, "off or onto", moved_s_before, window_s),
-                  host=host, details=(("moved_s_before", round(moved_s_before, 1)), ("window_s", window_s)))
+def metrics_settling(aggregate: str, settling, window_s: float) -> list:
+    """Overloaded hosts LB leaves alone while their metrics predate a move: how many, then one reason per host.
+
+    ``settling`` is [(host, seconds before the snapshot that a move left or reached it)], not empty:
+    the count comes first, about the aggregate, with the seconds until the first of them
+    has metrics all taken after its move; then each host with its seconds, the one moved
+    longest ago first. The shared sentence is the count's alone: a region's hundreds of
+    hosts read as one line and a short line each (the reason list keeps the first few).
+    """
+    ordered = sorted(settling, key=lambda item: (-item[1], item[0]))
+    first_in_s = max(0.0, window_s - ordered[0][1])
+    count = Reason(METRICS_SETTLING, "LB waits on %d overloaded hypervisor%s of %s: a VM moved off or onto each less"
+                   " than %.0f s (the metrics window) before these metrics; the first one's metrics postdate its"
+                   " move in %.0f s" % (len(ordered), "" if len(ordered) == 1 else "s", aggregate, window_s,
+                                        first_in_s),
+                   details=(("hypervisors", len(ordered)), ("window_s", window_s),
+                            ("first_in_s", round(first_in_s, 1))))
+    return [count] + [Reason(METRICS_SETTLING, "%s: a move %.0f s before these metrics" % (host, moved_s_before),
+                             host=host, details=(("moved_s_before", round(moved_s_before, 1)), ("window_s", window_s)))
+                      for host, moved_s_before in ordered]
 
 
 def imbalance_pending(aggregate: str, waiting, persistence: int) -> list:

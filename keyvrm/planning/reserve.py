@@ -13,8 +13,15 @@ whose plan sends VMs to T (T has less room), those T is part of (T carries v), a
 that evacuate a member of v's server group (where the group runs changed). Each is
 planned again with the move counted; if one leaves more VMs without a target than it
 does now, the move is refused with the check ``failover_reserve``. The other failures
-cannot lose: HA's planner takes the host with the most free RAM that passes, and the
-move only takes room from T (which their plans do not use) and frees some on S.
+cannot lose: the move only takes room from T, which their plans do not use, and frees
+some on S. Each failure is planned asking only what it leaves behind
+(``ha.place_evacuees``): by most free RAM alone when that places every VM (HA, which
+spreads VMs when that costs nothing, then leaves none behind either), else the plan HA
+keeps of that one and the spread one. A plan that does not use T comes out the same
+after the move, and HA keeps it or one that places at least as many VMs. The one
+exception: HA kept the spread plan and the most-free-RAM plan, changed by the move, now
+places more VMs of a first ``evacuate_order`` tier and fewer in all; HA then keeps it
+(priority first), which this guard does not foresee.
 
 When a move is made, the failures it touched (those above and S's) are planned again,
 so what each plan uses stays current. S, lighter now, may draw VMs of any failure, so
@@ -138,7 +145,7 @@ class ReserveGuard:
         with self.ctx.trial():
             plan = ha.plan_evacuation(self._snapshot, self._app_config, self._agg_config, self._busy, hosts,
                                       index=self.ctx.index, max_rejected_hosts=0, context=self.ctx,
-                                      vms_on=self._carried)
+                                      vms_on=self._carried, left_behind_only=True)
         left = sum(1 for reason in plan.reasons if reason.code in failover.NO_TARGET_CODES)
         return left, frozenset(move.target for move in plan.moves)
 

@@ -15,7 +15,6 @@ Placement API does) is not refused for pages and none are counted on it
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import itertools
 from typing import Optional
@@ -78,6 +77,41 @@ def pages_unknown(host_state, request: ResourceRequest) -> bool:
     return request.wants_hugepages and not host_state.hugepages_known
 
 
+class Trial:
+    """A block of moves on a ledger, undone when the block ends unless kept (``Ledger.trial``)."""
+
+    __slots__ = ("kept", "_ledger", "_saved", "_outer", "_moved", "_pages", "_headroom", "_generation")
+
+    def __init__(self, ledger):
+        self.kept = False
+        self._ledger = ledger
+
+    def keep(self) -> None:
+        """Keep the moves made in the block when it ends, instead of undoing them."""
+        self.kept = True
+
+    def __enter__(self):
+        ledger = self._ledger
+        self._moved, self._pages = dict(ledger._moved), dict(ledger._page_sizes)
+        self._headroom = {p: dict(h) for p, h in ledger._headroom.items()}
+        self._outer, self._generation = ledger._saved, ledger.generation
+        self._saved = ledger._saved = {}  # host name -> (state, its usage before the trial)
+        return self
+
+    def __exit__(self, *exc_info):
+        ledger, outer = self._ledger, self._outer
+        ledger._saved = outer
+        if self.kept:
+            for name, entry in self._saved.items() if outer is not None else ():
+                outer.setdefault(name, entry)  # untouched by the outer trial until this one
+        else:
+            for state, usage in self._saved.values():
+                state.restore_usage(usage)
+            ledger._moved, ledger._page_sizes, ledger._headroom = self._moved, self._pages, self._headroom
+            ledger.generation = self._generation
+        return False
+
+
 class Ledger:
     """Mutable accounting of a plan in progress: host usage and where each VM is counted.
 
@@ -100,26 +134,16 @@ class Ledger:
         self.generation = 0
         self._generations = itertools.count(1)
 
-    @contextlib.contextmanager
-    def trial(self):
+    def trial(self) -> Trial:
         """Undo, when the block ends, every move made inside it (plans of what-ifs on shared host states).
 
-        Each host state a move touches is saved before its first change and restored at
-        the end, with the ledger's own records, so one ledger serves many trial plans.
-        Trials nest: an inner one restores what it changed, the outer one the rest.
+        ``with ledger.trial() as trial:`` -- each host state a move touches is saved
+        before its first change and restored at the end, with the ledger's own records,
+        so one ledger serves many trial plans. Trials nest: an inner one restores what it
+        changed, the outer one the rest. The block may instead keep its moves: it calls
+        ``trial.keep()`` (an outer trial then undoes them with its own).
         """
-        saved, moved, pages = {}, dict(self._moved), dict(self._page_sizes)
-        headroom = {p: dict(h) for p, h in self._headroom.items()}
-        outer, generation = self._saved, self.generation
-        self._saved = saved
-        try:
-            yield self
-        finally:
-            self._saved = outer
-            for state, usage in saved.values():
-                state.restore_usage(usage)
-            self._moved, self._page_sizes, self._headroom = moved, pages, headroom
-            self.generation = generation
+        return Trial(self)
 
     def _save(self, state) -> None:
         if self._saved is not None and state.name not in self._saved:

@@ -49,6 +49,13 @@ class UncheckedInputs:
         hosts.add(host)
         vms.add(vm_id)
 
+    def add(self, other: "UncheckedInputs") -> None:
+        """Count what ``other`` recorded here too (a plan kept of several tried)."""
+        for key, (hosts, vms) in other._seen.items():
+            mine = self._seen.setdefault(key, (set(), set()))
+            mine[0].update(hosts)
+            mine[1].update(vms)
+
     def summary(self) -> tuple:
         """The recorded inputs as ``UncheckedInput``s, sorted by check and input."""
         return tuple(UncheckedInput(check, what, why, len(hosts), len(vms))

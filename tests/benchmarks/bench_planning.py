@@ -18,8 +18,10 @@ room for others. Only then does it try to place the VMs the pass left over (by
 re-packing this plan's own VMs, smallest left-over first). Two optima are printed:
 
 * "priority optimum" (the target): the most VMs that can be placed *keeping every VM the
-  ordered pass placed* (``ha.ordered_pass``, same order, same filters) - i.e. the best
-  any re-packing can do under the SPEC's priority. This is what the planner maximises.
+  ordered pass placed* (that of the plan ``ha.place_evacuees`` keeps: the spread pass,
+  or most free RAM first when spreading places fewer; same order, same filters) - i.e.
+  the best any re-packing can do under the SPEC's priority. This is what the planner
+  maximises.
 * "count optimum" (for information): the most VMs placeable at all, ignoring priority.
   When capacity runs short (a 5% rack of a 1000-host region at 85% fill sends 50 full
   hosts into the 150 others of their aggregate) it drops large VMs, and some with an
@@ -103,11 +105,11 @@ def _ha_plan(snap, index, fenced_by_agg):
 
 
 def _ordered_pass_placed(snap, index, agg_name, fenced):
-    """VM ids the planner's ordered pass (SPEC 5.4, before any repair) places."""
+    """VM ids the ordered pass (SPEC 5.4, before any repair) of the plan the planner keeps places."""
     fenced = frozenset(fenced)
     ctx = build_context(snap, agg_name, APP.nova_filters, m.BusySet(), index)
     vms = ha_optimum.evacuable_vms(index, fenced, m.BusySet())
-    return tuple(ha.ordered_pass(ctx, ha.evacuation_order(vms), fenced, {}).targets)
+    return tuple(ha.place_evacuees(ctx, ha.evacuation_order(vms), fenced, {}).first_pass.targets)
 
 
 def _ha_optimum(snap, index, fenced_by_agg, opts, priority=False):

@@ -11,7 +11,8 @@
   are (database, Nova/Placement/Glance endpoints, TSDB, Sentinels, RabbitMQ), and Nova's
   ``service_down_time`` when the timers are not Nova's defaults: every other option keeps
   its shipped default;
-- business config through ``openstack keyvrm ...`` (auth ``none`` against the noauth API);
+- business config through ``openstack keyvrm ...`` (auth ``none`` against the noauth API), each
+  command the CLI's own ``main`` in the deployment's one ``openstack_shell`` process;
 - with ``bmc``: an IPMI BMC per compute (``bmc_farm``, one process) that really cuts the
   host's power, its credentials registered with KeyVRM as an operator does (the fencing
   credentials file, ``[fencing] credentials_file``) and BMC fencing on
@@ -35,7 +36,6 @@ import subprocess
 import sys
 import textwrap
 import time
-import uuid
 
 import requests
 import yaml
@@ -43,6 +43,7 @@ import yaml
 from keyvrm.fencing import credentials as creds
 from tests.e2e import bmc_farm
 from tests.e2e import heartbeat_farm
+from tests.e2e import openstack_shell
 from tests.fakecloud import client as fakecloud
 from tests.functional.fencing import conftest as fencing_peers
 from tests.functional.harvest import conftest as peers
@@ -74,7 +75,10 @@ class Deployment:
         self.bmcs = None
         self.bmc_credentials = {}
         self.farm = None
+        self.booting = None
+        self.shell = None
         self.cloud = None
+        self.db_sync = None
         self.tsdb_process = None
         self.sentinels = None
         self.agents = {}
@@ -86,22 +90,30 @@ class Deployment:
     # --- start and stop -------------------------------------------------------------------
 
     def start(self):
-        """Start every peer, then KeyVRM; returns once the API answers."""
+        """Start every peer, then KeyVRM; returns once the API answers.
+
+        The fake cloud sets itself up (Nova's and Placement's databases, the computes) while
+        the database is migrated and the TSDB and the Sentinels start: none of these needs
+        another, and the first two are seconds of CPU each. The heartbeat agents and
+        KeyVRM's services need them all, so they start after.
+        """
         (self.workdir / "cloud").mkdir()
-        self.cloud = fakecloud.start(self.workdir / "cloud", computes=self.computes,
-                                     python=str(BIN / "python"), nova_timers=self.nova_timers)
+        self.booting = fakecloud.launch(self.workdir / "cloud", computes=self.computes,
+                                        python=str(BIN / "python"), nova_timers=self.nova_timers)
+        self.db_sync = self._start_db_sync()
         self._start_tsdb()
         sentinel_dir = self.workdir / "sentinels"
         sentinel_dir.mkdir()
         self.sentinels = peers.SentinelSet(sentinel_dir)
         self.sentinels.start(peers.require_binary("redis-server"), peers.require_binary("redis-sentinel"))
+        self.cloud = self.booting.wait()
         self.config = self._write_config()
         if self.bmc:
             self._start_bmcs()
         else:
             for host in self.cloud.endpoints["hosts"]:
                 self.start_agent(host)
-        self._run([str(BIN / "keyvrm-manage"), "--config-file", str(self.config), "db", "sync"])
+        self._wait_db_synced()
         self.start_service("keyvrm-api")
         self.start_service("keyvrm-engine")
         self.wait(self._api_answers, 60, "keyvrm-api did not answer")
@@ -109,20 +121,31 @@ class Deployment:
             self.openstack("config", "set", "--ha-fence-bmc", "true")
 
     def stop(self):
-        for name in list(self.services):
-            self.stop_service(name)
+        """Stop KeyVRM's services, then the peers they use (a task finishing its step may still need them).
+
+        The services are signalled together: keyvrm-engine's graceful stop (its RPC server,
+        the running task of each flow: seconds) runs while keyvrm-api stops.
+        """
+        services = [self.services.pop(name) for name in list(self.services)]
+        if self.db_sync is not None:
+            services.append(self.db_sync)  # still running only if the start failed
+        for process in services:
+            _terminate(process)
+        for process in services:
+            _reap(process)
         for host in list(self.agents):
             self.kill_agent(host)
-        if self.farm is not None:
-            self.farm.stop()
-        if self.bmcs is not None:
-            self.bmcs.stop()
+        for helper in (self.shell, self.farm, self.bmcs):
+            if helper is not None:
+                helper.stop()
         if self.sentinels is not None:
             self.sentinels.stop()
         if self.tsdb_process is not None:
             peers.stop(self.tsdb_process)
         if self.cloud is not None:
             self.cloud.stop()
+        elif self.booting is not None:
+            self.booting.stop()
         for log in self.logs:
             log.close()
 
@@ -147,31 +170,11 @@ class Deployment:
     def _write_config(self) -> pathlib.Path:
         self.api_port = peers.free_port()
         self.api_url = f"http://127.0.0.1:{self.api_port}"
-        endpoints = self.cloud.endpoints
         config = self.workdir / "keyvrm.conf"
-        config.write_text(textwrap.dedent(f"""\
-            [DEFAULT]
-            state_path = {self.workdir / "state"}
-            transport_url = rabbit://guest:guest@127.0.0.1:5672/
-            [database]
-            connection = {self.db_url}
-            [api]
-            host = 127.0.0.1
-            port = {self.api_port}
-            auth_strategy = noauth
-            [engine]
-            rpc_topic = keyvrm-engine-{uuid.uuid4().hex[:8]}
-            [cloud]
-            auth_type = none
-            compute_endpoint_override = {endpoints["compute_url"]}
-            placement_endpoint_override = {endpoints["placement_url"]}
-            image_endpoint_override = {endpoints["image_url"]}
-            [metrics]
-            url = {self.tsdb_url}
-            [heartbeat]
-            sentinels = {",".join(self.sentinels.sentinels)}
-            service_name = {peers.SERVICE}
-            """))
+        config.write_text(self.cloud.keyvrm_conf(state_path=self.workdir / "state", db_url=self.db_url,
+                                                 api_port=self.api_port, tsdb_url=self.tsdb_url)
+                          + f"[heartbeat]\nsentinels = {','.join(self.sentinels.sentinels)}\n"
+                          f"service_name = {peers.SERVICE}\n")
         if self.nova_timers[0] != NOVA_TIMERS[0]:  # as an operator whose Nova is not on its default
             with open(config, "a") as stream:
                 stream.write("[ha]\nnova_service_down_time = %d\n" % self.nova_timers[0])
@@ -186,10 +189,24 @@ class Deployment:
         self.logs.append(log)
         return log
 
-    def _run(self, command):
-        result = subprocess.run(command, capture_output=True, text=True, env=ENV, timeout=120)
-        assert result.returncode == 0, (command, result.stdout[-2000:], result.stderr[-2000:])
-        return result.stdout
+    def _start_db_sync(self):
+        """``keyvrm-manage db sync`` started on a config file that names only the database (all it reads).
+
+        keyvrm.conf names the cloud's endpoints, known only once the cloud serves.
+        """
+        config = self.workdir / "keyvrm-manage.conf"
+        config.write_text("[database]\nconnection = %s\n" % self.db_url)
+        return subprocess.Popen([str(BIN / "keyvrm-manage"), "--config-file", str(config), "db", "sync"],
+                                stdout=self._log("keyvrm-manage"), stderr=subprocess.STDOUT, env=ENV)
+
+    def _wait_db_synced(self):
+        """Wait for ``db sync`` to end; it must have succeeded."""
+        try:
+            returncode = self.db_sync.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            returncode = None
+        log = (self.workdir / "keyvrm-manage.log").read_text(errors="replace")
+        assert returncode == 0, ("keyvrm-manage db sync", returncode, log[-2000:])
 
     def start_service(self, name):
         """Start ``keyvrm-api`` or ``keyvrm-engine`` on the deployment's config."""
@@ -198,13 +215,8 @@ class Deployment:
 
     def stop_service(self, name, sig=signal.SIGTERM):
         process = self.services.pop(name)
-        if process.poll() is None:
-            process.send_signal(sig)
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        _terminate(process, sig)
+        _reap(process)
 
     @property
     def credentials_file(self) -> pathlib.Path:
@@ -267,12 +279,16 @@ class Deployment:
     # --- what an operator does ------------------------------------------------------------
 
     def openstack(self, *args, check=True):
-        """``openstack keyvrm ARGS -f json`` against the API; the parsed output."""
-        command = [str(BIN / "openstack"), "--os-auth-type", "none", "--os-endpoint", self.api_url,
-                   "keyvrm", *args]
+        """``openstack keyvrm ARGS -f json`` against the API; the parsed output (``check=False``: the result).
+
+        Run by the deployment's ``openstack_shell`` process, started at the first command.
+        """
+        command = ["--os-auth-type", "none", "--os-endpoint", self.api_url, "keyvrm", *args]
         if "-f" not in args:
             command += ["-f", "json"]
-        result = subprocess.run(command, capture_output=True, text=True, env=ENV, timeout=120)
+        if self.shell is None:
+            self.shell = openstack_shell.ShellProcess(str(BIN / "python"), self._log("openstack-shell"), ENV)
+        result = self.shell.run(command, timeout_s=120)
         if not check:
             return result
         assert result.returncode == 0, (args, result.stderr[-2000:])
@@ -327,3 +343,18 @@ class Deployment:
         except AssertionError as exc:
             tail = (self.workdir / "keyvrm-engine.log").read_text(errors="replace")[-4000:]
             raise AssertionError(f"{what}: {exc}\n--- keyvrm-engine.log (tail) ---\n{tail}") from None
+
+
+def _terminate(process, sig=signal.SIGTERM):
+    """Send ``sig`` to ``process`` unless it has ended."""
+    if process.poll() is None:
+        process.send_signal(sig)
+
+
+def _reap(process, timeout_s=30):
+    """Wait for a signalled ``process``; SIGKILL it if it has not ended within ``timeout_s``."""
+    try:
+        process.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

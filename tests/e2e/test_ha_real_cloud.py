@@ -87,8 +87,15 @@ def _up_and_enabled(service):
         and not service["forced_down"] else None
 
 
-def _in_state(hypervisor, state):
-    return hypervisor if hypervisor["state"] == state else None
+def _reported_since(region, host, since_s):
+    """Whether Nova has heard from ``host``'s nova-compute since ``since_s`` (POSIX s).
+
+    A forced-down service shows down whatever it reports; its first report moves its
+    ``updated_at`` (its start does not). Once a cycle has cleared ``forced_down`` (which moves
+    ``updated_at`` too), Nova shows it up from its first report on.
+    """
+    service = region.driver.get_service(host)
+    return (service.updated_at or 0) > since_s if service.forced_down else service.state == "up"
 
 
 def _active_off(server, host):
@@ -165,8 +172,9 @@ def test_an_overloaded_compute_gets_a_manual_live_migration_that_nova_completes(
     assert load["target"]["syn_score_after_pct"] > load["target"]["syn_score_before_pct"], load
 
     region.openstack("recommendation", "run", rec["id"])
-    done = region.wait(lambda: _ended(region.openstack("recommendation", "show", rec["id"])), 120,
-                       "the live migration did not end")
+    region.wait(lambda: _ended(region.api("/recommendations/%s" % rec["id"])["recommendation"]), 120,
+                "the live migration did not end")
+    done = region.openstack("recommendation", "show", rec["id"])
     assert done["status"] == "succeeded", done
     assert _server(region, rec["vm_id"])["OS-EXT-SRV-ATTR:host"] == cool
     migrations = nova_helpers.nova(region.driver, "GET", "/os-migrations?instance_uuid=%s" % rec["vm_id"],
@@ -187,8 +195,9 @@ def test_a_killed_compute_is_fenced_and_its_servers_run_elsewhere_with_shipped_d
     # before Nova's verdict the dead host was reported silent, never as a broken heartbeat path
     assert _warning_codes_about(region, victim) == {"host_silent"}
 
-    state = region.wait(lambda: _in_state(_hypervisor(region, victim), "maintenance"), 60,
-                        "the killed compute did not end in maintenance")
+    region.wait(lambda: _state(region, victim) == "maintenance", 60, "the killed compute did not end in maintenance")
+    state = _hypervisor(region, victim)
+    assert state["state"] == "maintenance", state
     assert any(step["fencer"] == "nova" and step["confirmed"] for step in state["fencing"]), state
     service = _service(region, victim)  # as Nova shows it now (the API's is as of the last snapshot)
     assert service["forced_down"] and service["status"] == "disabled", service
@@ -225,8 +234,9 @@ def test_a_third_failure_with_two_hosts_handled_is_handled_and_a_pinned_vm_never
     victims = _on(region, victim)
     assert victims and _server(region, region.no_evac)["OS-EXT-SRV-ATTR:host"] == victim
     _kill_and_wait(region, victim, victims)
-    state = region.wait(lambda: _in_state(_hypervisor(region, victim), "error"), 60,
-                        "the host with a pinned VM did not end in error")
+    region.wait(lambda: _state(region, victim) == "error", 60, "the host with a pinned VM did not end in error")
+    state = _hypervisor(region, victim)
+    assert state["state"] == "error", state
     assert region.no_evac in state["reason"] and "no stop sent" in state["reason"], state
     event = region.api("/events/%s" % state["event_id"])["event"]
     region.wait(lambda: region.api("/events/%s" % state["event_id"])["event"]["status"] not in UNFINISHED_EVENT,
@@ -243,15 +253,18 @@ def test_a_third_failure_with_two_hosts_handled_is_handled_and_a_pinned_vm_never
 
 def test_a_restored_host_is_back_in_nova_and_handled_again_when_it_dies_again(region):
     victim = region.hosts[0]
+    revived_s = time.time()
     region.revive_compute(victim)
     restored = region.openstack("hypervisor", "restore", victim)
     assert restored["state"] == "restoring"
     again = region.openstack("hypervisor", "restore", victim, check=False)
     assert again.returncode != 0 and "hypervisor_not_restorable" in again.stderr  # restoring, or ok already
 
+    # a cycle returns the host to service once Nova shows its compute up, from its first report (5 s
+    # after it starts); a cycle before that leaves the host restoring until the next period
+    region.wait(lambda: _reported_since(region, victim, revived_s), 60, "the revived compute did not report to Nova")
     region.openstack("cycle", "run")
-    region.wait(lambda: _in_state(_hypervisor(region, victim), "ok"), 120,
-                "the restored host did not return to service")
+    region.wait(lambda: _state(region, victim) == "ok", 120, "the restored host did not return to service")
     service = region.wait(lambda: _up_and_enabled(_service(region, victim)), 60,
                           "Nova does not show the restored compute up and enabled")
     assert service["disabled_reason"] is None

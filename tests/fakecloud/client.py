@@ -8,7 +8,9 @@ import pathlib
 import signal
 import subprocess
 import sys
+import textwrap
 import time
+import uuid
 
 import requests
 
@@ -27,7 +29,11 @@ class FakeCloud:
         self.process = process
         self.endpoints = endpoints
         self.log_path = log_path
-        self.control_url = endpoints["control_url"]
+
+    @property
+    def control_url(self) -> str:
+        """The URL of the control endpoint, as the cloud published it."""
+        return self.endpoints["control_url"]
 
     @property
     def service_endpoints(self) -> dict:
@@ -35,6 +41,35 @@ class FakeCloud:
         return {"compute": self.endpoints["compute_url"],
                 "placement": self.endpoints["placement_url"],
                 "image": self.endpoints["image_url"]}
+
+    def keyvrm_conf(self, *, state_path, db_url, api_port, tsdb_url) -> str:
+        """The sections of ``keyvrm.conf`` that say where things are, as the README's deployment writes them.
+
+        [DEFAULT] ``state_path``, [database], a noauth [api] on ``api_port``, an [engine] RPC
+        topic of its own (several deployments share one RabbitMQ), [cloud] on this cloud's
+        endpoints without Keystone (``auth_type = none``) and [metrics]; every other option at
+        its shipped default. The caller appends its [heartbeat] and any other section.
+        """
+        return textwrap.dedent(f"""\
+            [DEFAULT]
+            state_path = {state_path}
+            transport_url = rabbit://guest:guest@127.0.0.1:5672/
+            [database]
+            connection = {db_url}
+            [api]
+            host = 127.0.0.1
+            port = {api_port}
+            auth_strategy = noauth
+            [engine]
+            rpc_topic = keyvrm-engine-{uuid.uuid4().hex[:8]}
+            [cloud]
+            auth_type = none
+            compute_endpoint_override = {self.endpoints["compute_url"]}
+            placement_endpoint_override = {self.endpoints["placement_url"]}
+            image_endpoint_override = {self.endpoints["image_url"]}
+            [metrics]
+            url = {tsdb_url}
+            """)
 
     def control(self, method, path, body=None, timeout_s=120.0):
         """One control request; returns its JSON answer."""
@@ -98,6 +133,14 @@ def start(workdir, computes=5, python=None, timeout_s=180.0, nova_timers=None) -
     ``nova_timers``: ``(service_down_time, report_interval)`` in seconds (default: the
     server's short test timers; Nova's own defaults are (60, 10)).
     """
+    return launch(workdir, computes, python, timeout_s, nova_timers).wait()
+
+
+def launch(workdir, computes=5, python=None, timeout_s=180.0, nova_timers=None) -> "Booting":
+    """Start the fake cloud process as ``start`` does, but return at once: ``wait`` for it to serve.
+
+    The caller starts what does not need the cloud while the cloud sets itself up.
+    """
     workdir = pathlib.Path(workdir)
     endpoints_file = workdir / "endpoints.json"
     log_path = workdir / "fakecloud.log"
@@ -110,12 +153,29 @@ def start(workdir, computes=5, python=None, timeout_s=180.0, nova_timers=None) -
             + (["--service-down-time", str(nova_timers[0]), "--report-interval", str(nova_timers[1])]
                if nova_timers else []),
             stdout=log, stderr=subprocess.STDOUT, env=env, cwd=str(workdir))
-    deadline = time.monotonic() + timeout_s
-    while not endpoints_file.exists():
-        if process.poll() is not None or time.monotonic() > deadline:
-            if process.poll() is None:
-                process.kill()
-            tail = log_path.read_text(errors="replace")[-3000:]
-            raise FakeCloudError(f"fake cloud did not start (rc {process.poll()}):\n{tail}")
-        time.sleep(0.2)
-    return FakeCloud(process, json.loads(endpoints_file.read_text()), log_path)
+    return Booting(process, endpoints_file, log_path, time.monotonic() + timeout_s)
+
+
+class Booting:
+    """A fake cloud process that is setting itself up: ``wait`` for it, or ``stop`` it."""
+
+    def __init__(self, process, endpoints_file, log_path, deadline_s):
+        self.process = process
+        self.endpoints_file = endpoints_file
+        self.log_path = log_path
+        self.deadline_s = deadline_s
+
+    def wait(self) -> FakeCloud:
+        """The cloud once it has published its endpoints; FakeCloudError if it exits or the deadline passes."""
+        while not self.endpoints_file.exists():
+            if self.process.poll() is not None or time.monotonic() > self.deadline_s:
+                if self.process.poll() is None:
+                    self.process.kill()
+                tail = self.log_path.read_text(errors="replace")[-3000:]
+                raise FakeCloudError(f"fake cloud did not start (rc {self.process.poll()}):\n{tail}")
+            time.sleep(0.2)
+        return FakeCloud(self.process, json.loads(self.endpoints_file.read_text()), self.log_path)
+
+    def stop(self):
+        """Stop the process, whether it serves yet or not."""
+        FakeCloud(self.process, {}, self.log_path).stop()

@@ -19,8 +19,6 @@ import os
 import pathlib
 import subprocess
 import sys
-import textwrap
-import uuid
 
 from keystoneauth1 import exceptions as ks_exceptions
 from keystoneauth1 import session as ks_session
@@ -101,32 +99,12 @@ def _peers(processes, tmp_path):
     return tsdb_url, "redis://127.0.0.1:%d/0" % redis_port
 
 
-def _config(tmp_path, endpoints, tsdb_url, redis_url, api_port):
+def _config(tmp_path, cloud, tsdb_url, redis_url, api_port):
     """keyvrm.conf as the README's deployment writes it, with the fake cloud's endpoints and no Keystone."""
     config = tmp_path / "keyvrm.conf"
-    config.write_text(textwrap.dedent(f"""\
-        [DEFAULT]
-        state_path = {tmp_path / "state"}
-        transport_url = rabbit://guest:guest@127.0.0.1:5672/
-        [database]
-        connection = sqlite:///{tmp_path / "keyvrm.sqlite"}
-        [api]
-        host = 127.0.0.1
-        port = {api_port}
-        auth_strategy = noauth
-        [engine]
-        rpc_topic = keyvrm-engine-{uuid.uuid4().hex[:8]}
-        [cloud]
-        auth_type = none
-        compute_endpoint_override = {endpoints["compute_url"]}
-        placement_endpoint_override = {endpoints["placement_url"]}
-        image_endpoint_override = {endpoints["image_url"]}
-        [metrics]
-        url = {tsdb_url}
-        [heartbeat]
-        driver = redis
-        redis_url = {redis_url}
-        """))
+    config.write_text(cloud.keyvrm_conf(state_path=tmp_path / "state", db_url=f"sqlite:///{tmp_path / 'keyvrm.sqlite'}",
+                                        api_port=api_port, tsdb_url=tsdb_url)
+                      + f"[heartbeat]\ndriver = redis\nredis_url = {redis_url}\n")
     (tmp_path / "state").mkdir()
     return config
 
@@ -138,7 +116,7 @@ def _run(*command):
 def test_a_first_deployment_without_keystone_is_told_what_to_do_and_its_first_aggregate_change_works(
         fake_cloud, tmp_path, processes):
     api_port = peers.free_port()
-    config = _config(tmp_path, fake_cloud.endpoints, *_peers(processes, tmp_path), api_port)
+    config = _config(tmp_path, fake_cloud, *_peers(processes, tmp_path), api_port)
     synced = _run("keyvrm-manage", "--config-file", str(config), "db", "sync")
     assert synced.returncode == 0, synced.stderr
     status = subprocess.Popen([str(BIN / "keyvrm-status"), "--config-file", str(config), "upgrade", "check", "--json"],

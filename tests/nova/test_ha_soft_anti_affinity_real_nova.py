@@ -3,14 +3,17 @@
 Four computes of their own form an HA aggregate. The one that dies carries a
 soft-anti-affinity group of three and two other servers. Of the three live hosts, one
 was just restored after a crash and is empty; the two others each carry a server of half
-a compute's RAM. By free RAM alone (Nova's RAM weigher, KeyVRM's order for other VMs) the
-restored host takes all five servers. The HA run -- Nova's fencer forcing the dead host's
-service down, both rounds evacuating through Nova's API -- must put the three members on
-three hosts, as Nova's ``ServerGroupSoftAntiAffinityWeigher`` prefers, and not send every
-server to the emptiest host. Where the servers are is read from Nova (their host, and the
-evacuation records Nova made for the targets KeyVRM forced: each ``done``, none refused).
+a compute's RAM. By free RAM alone (Nova's RAM weigher) the restored host takes all five
+servers. The HA run -- Nova's fencer forcing the dead host's service down, both rounds
+evacuating through Nova's API -- must put the three members on three hosts, as Nova's
+``ServerGroupSoftAntiAffinityWeigher`` prefers, and spread the two other servers too
+(each to the host that received the fewest so far): the three hosts receive 2, 2 and 1
+servers, where before the spread rule both others went to the restored host (3, 1, 1).
+Where the servers are is read from Nova (their host, and the evacuation records Nova
+made for the targets KeyVRM forced: each ``done``, none refused).
 """
 
+import collections
 import time
 
 from keyvrm.clock import WallClock
@@ -54,7 +57,7 @@ def _evacuations(driver, server_id):
     return [(r["status"], r["source_compute"], r["dest_compute"]) for r in records]
 
 
-def test_ha_on_real_nova_spreads_a_soft_anti_affinity_group_and_not_all_vms_onto_the_emptiest_host(
+def test_ha_on_real_nova_spreads_a_soft_anti_affinity_group_and_the_other_vms_over_the_targets(
         sqlite_db, fake_cloud):
     dead, restored, half_a, half_b = fake_cloud.add_computes(4)
     driver = openstack.from_endpoints(fake_cloud.service_endpoints)
@@ -98,6 +101,9 @@ def test_ha_on_real_nova_spreads_a_soft_anti_affinity_group_and_not_all_vms_onto
     print("members on %s, the others on %s" % ([hosts[vm] for vm in members], [hosts[vm] for vm in others]))
     # three hosts for the three members: the emptiest host, the restored one, did not take every server
     assert sorted(hosts[vm] for vm in members) == sorted([restored, half_a, half_b])
+    # the other two spread as well: on two hosts, each target receiving 2, 2 and 1 servers
+    assert len({hosts[vm] for vm in others}) == 2
+    assert sorted(collections.Counter(hosts.values()).values()) == [1, 2, 2]
     # Nova accepted every target KeyVRM forced: one evacuation each, done, to that target
     assert evacuations == {vm: [("done", dead, targets[vm])] for vm in hosts}
     assert hosts == targets

@@ -2,6 +2,7 @@
 
 from keyvrm.db import api as db_api
 from keyvrm.executor import progress
+from keyvrm.model import snapshot as m
 from keyvrm.simulator.drivers.cloud import SimCloudDriver
 from tests.unit.executor import helpers as h
 
@@ -66,3 +67,15 @@ def test_an_evacuation_needs_only_its_target_alive(sqlite_db):
     h.source_down(region)
     assert watch.dead_end("evacuate", h.SOURCE, h.TARGET) is None
     assert cloud.service_reads == 1
+
+
+def test_live_work_asks_nova_about_every_migration_at_once(sqlite_db):
+    region = h.small_region()
+    cloud, clock = _CountingCloud(region), h.StepClock()
+    h.source_down(region, h.OTHER)
+    to_target = m.Migration(id=1, server_id="vm-1", migration_type="evacuation", status="accepted",
+                            source_host=h.SOURCE, dest_host=h.TARGET)
+    to_other = m.Migration(id=2, server_id="vm-2", migration_type="evacuation", status="accepted",
+                           source_host=h.SOURCE, dest_host=h.OTHER)
+    assert progress.live_work(cloud, sqlite_db, clock, [to_target, to_other]) == [to_target]
+    assert cloud.service_reads == 2

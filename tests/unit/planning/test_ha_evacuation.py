@@ -1,7 +1,10 @@
-"""HA evacuation plans: order, exclusions, capacity, server groups, busy hosts, round 2."""
+"""HA evacuation plans: order, exclusions, capacity, spreading, server groups, busy hosts, round 2."""
+
+import collections
 
 from keyvrm.model.settings import AppConfig
 from keyvrm.model import snapshot as m
+from keyvrm.planning.context import build_context
 from keyvrm.planning import ha
 from keyvrm.planning import plan as plan_mod
 from keyvrm.planning import reasons
@@ -183,3 +186,74 @@ def test_soft_anti_affinity_members_are_spread_as_novas_weigher_would_not_piled_
 def test_soft_affinity_members_are_kept_together():
     plan = _soft_group_plan(m.SOFT_AFFINITY)
     assert [mv.target for mv in plan.moves] == ["empty"] * 3
+
+
+def _received(plan):
+    return collections.Counter(mv.target for mv in plan.moves)
+
+
+def _outcome(plan):
+    """([(VM, target)] in plan order, [(code, VM)] of the reasons)."""
+    return [(mv.vm_id, mv.target) for mv in plan.moves], [(r.code, r.vm_id) for r in plan.reasons]
+
+
+def test_evacuated_vms_are_spread_over_the_targets_not_piled_on_the_freshly_empty_host():
+    # "empty" was just restored; by free RAM alone it would take all four
+    hosts = [_dead(), b.host("empty", ram_mb=131072), b.host("a", ram_mb=131072, used_ram_mb=65536),
+             b.host("b", ram_mb=131072, used_ram_mb=65536)]
+    plan = _plan(hosts, [b.vm("v%d" % i, DEAD, ram_mb=4096) for i in range(4)])
+    assert _received(plan) == {"empty": 2, "a": 1, "b": 1}
+    assert [mv.target for mv in plan.moves][:2] == ["empty", "a"]  # equals parted by free RAM (then name)
+
+
+def test_a_plan_asked_only_what_it_leaves_behind_may_skip_spreading_but_leaves_the_same_vms():
+    hosts = [_dead(), b.host("empty", ram_mb=131072), b.host("a", ram_mb=131072, used_ram_mb=65536)]
+    vms = [b.vm("v%d" % i, DEAD, ram_mb=4096) for i in range(3)]
+    full, left_only = _plan(hosts, vms), _plan(hosts, vms, left_behind_only=True)
+    # most free RAM first places every VM: HA's spread plan leaves none behind either
+    assert (_received(full), _codes(full)) == ({"empty": 2, "a": 1}, [])
+    assert (_received(left_only), _codes(left_only)) == ({"empty": 3}, [])
+    # a VM no host takes: both plans are made, the one HA keeps is the same
+    vms.append(b.vm("giant", DEAD, ram_mb=262144))
+    assert _outcome(_plan(hosts, vms, left_behind_only=True)) == _outcome(_plan(hosts, vms))
+
+
+def test_the_most_free_ram_plan_is_kept_when_spreading_would_leave_a_vm_without_target():
+    # spread: v3 on big, v2 on small (its first VM) takes small's last RAM, so v1 and v0
+    # share big's 4 vCPUs and v0 finds no room; most free RAM first fits all four
+    hosts = [_dead(), b.host("small", vcpus=4, ram_mb=8192), b.host("big", vcpus=8, ram_mb=16384)]
+    vms = [b.vm("v3", DEAD, 4, 4096), b.vm("v2", DEAD, 2, 8192), b.vm("v1", DEAD, 4, 2048),
+           b.vm("v0", DEAD, 1, 2048)]
+    assert [vm.id for vm in ha.evacuation_order(vms)] == ["v3", "v2", "v1", "v0"]
+    plan = _plan(hosts, vms)
+    assert {mv.vm_id: mv.target for mv in plan.moves} == {"v3": "big", "v2": "big", "v1": "small", "v0": "big"}
+    assert _codes(plan) == []
+
+
+def test_spreading_never_costs_a_vm_of_a_higher_evacuate_order_tier_even_at_the_same_count():
+    # both rules place three VMs; spread (v0 on h0, v1 on h1) leaves no host for v3, an
+    # evacuate_order VM, and places the unordered v2 instead: most free RAM first is kept
+    hosts = [_dead(), b.host("h0", vcpus=4, ram_mb=16384), b.host("h1", vcpus=8, ram_mb=8192)]
+    vms = [b.vm("v0", DEAD, 1, 4096, evacuate_order=1), b.vm("v1", DEAD, 2, 2048, evacuate_order=1),
+           b.vm("v3", DEAD, 4, 8192, evacuate_order=1), b.vm("v2", DEAD, 4, 4096)]
+    assert _outcome(_plan(hosts, vms)) == ([("v0", "h0"), ("v1", "h0"), ("v3", "h1")], [(reasons.NO_TARGET, "v2")])
+
+
+def test_spread_vms_keep_the_evacuate_order_first():
+    hosts = [_dead(), b.host("h1", ram_mb=6144), b.host("h2", ram_mb=6144)]
+    vms = [b.vm("big", DEAD, 4, 6144), b.vm("later", DEAD, 1, 4096, evacuate_order=2),
+           b.vm("first", DEAD, 1, 4096, evacuate_order=1), b.vm("small", DEAD, 1, 2048)]
+    # the ordered VMs take a host each; of the others only the small one still fits
+    assert _outcome(_plan(hosts, vms)) == ([("first", "h1"), ("later", "h2"), ("small", "h1")],
+                                           [(capacity.RAM_DEPLETED, "big")])
+
+
+def test_when_no_rule_places_every_vm_the_spread_plan_is_kept_on_a_tie_and_the_ledger_counts_it():
+    hosts = [_dead(), b.host("h1", ram_mb=16384), b.host("h2", ram_mb=12288)]
+    vms = [b.vm("giant", DEAD, 1, 65536), b.vm("a", DEAD, 1, 2048), b.vm("b", DEAD, 1, 2048)]
+    ctx = build_context(b.snapshot(hosts, vms), b.AGG, AppConfig().nova_filters, m.BusySet())
+    kept = ha.place_evacuees(ctx, ha.evacuation_order(vms), frozenset([DEAD]), {})
+    # most free RAM first would put both small VMs on h1; neither rule places the giant
+    assert kept.targets == {"a": "h1", "b": "h2"} and list(kept.left_over) == ["giant"]
+    assert [ctx.ledger.location(vm_id) for vm_id in ("giant", "a", "b")] == [DEAD, "h1", "h2"]
+    assert [ctx.ledger.hosts[h].free(m.MEMORY_MB) for h in ("h1", "h2")] == [14336, 10240]

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from keyvrm.model.settings import AppConfig
 from keyvrm.model import snapshot as m
 from keyvrm.planning.context import build_context
+from keyvrm.planning import failover
 from keyvrm.planning import ha
 from keyvrm.scheduling import capacity
 from tests.unit.planning import builders as b
@@ -36,6 +37,10 @@ def _ordered_pass(snap, app=None):
     ctx = build_context(snap, b.AGG, app.nova_filters, m.BusySet())
     vms = ha.evacuation_order(snap.index().vms_on(DEAD))
     return ha.ordered_pass(ctx, vms, frozenset([DEAD]), {})
+
+
+def _without_target(plan):
+    return [r for r in plan.reasons if r.code in failover.NO_TARGET_CODES]
 
 
 def _two_hosts_split_room():
@@ -136,11 +141,19 @@ def test_second_chance_keeps_invariants_and_every_vm_the_ordered_pass_placed(sna
     index = snap.index()
     evacuable = [vm for host in sorted(fenced) for vm in index.vms_on(host)
                  if not vm.no_evac and not vm.image_backed]
-    first = ha.ordered_pass(ctx, ha.evacuation_order(evacuable), frozenset(fenced), {})
+    kept = ha.place_evacuees(ctx, ha.evacuation_order(evacuable), frozenset(fenced), {})
     planned = {mv.vm_id for mv in plan.moves}
-    assert set(first.targets) <= planned
+    assert kept.targets == {mv.vm_id: mv.target for mv in plan.moves}
+    assert set(kept.first_pass.targets) <= planned
+    # spreading never costs a VM: the most-free-RAM plan places no more, of any priority
+    ctx = build_context(snap, snap.aggregates[0].name, app.nova_filters, m.BusySet())
+    fullest = ha._placement(ctx, ha.evacuation_order(evacuable), frozenset(fenced), {}, None, False)
+    assert ha._places_no_fewer(kept, fullest, evacuable)
     assert len(planned) == len(plan.moves)
     assert all(mv.target not in fenced for mv in plan.moves)
     assert len(plan.moves) + len(plan.reasons) >= len(evacuable)
     _assert_capacity_and_groups(snap, plan.moves)
     assert plan == ha.plan_evacuation(snap, app, _config(snap), m.BusySet(), fenced)
+    # asked only what it leaves behind, the planner leaves the same VMs, for the same reasons
+    left_only = ha.plan_evacuation(snap, app, _config(snap), m.BusySet(), fenced, left_behind_only=True)
+    assert _without_target(left_only) == _without_target(plan)

@@ -329,9 +329,12 @@ def test_hosts_a_move_touched_within_the_metrics_window_are_neither_relieved_nor
     assert stuck.rejected_hosts == (("cool", reasons.METRICS_SETTLING, 3),)
     just_relieved = lb.plan_balancing(snap, AppConfig(), b.agg_config(), m.BusySet(),
                                       moved_hosts={"hot": snap.taken_at - 17})
-    assert just_relieved.moves == () and [r.code for r in just_relieved.reasons] == [reasons.METRICS_SETTLING]
+    assert just_relieved.moves == () and [r.code for r in just_relieved.reasons] == [reasons.METRICS_SETTLING] * 2
     assert reasons.nothing_to_do(just_relieved.reasons)
-    assert "17 s before these metrics, which average the last 300 s" in just_relieved.reasons[0].message
+    count, hot = just_relieved.reasons
+    assert count.host is None and dict(count.details) == {"hypervisors": 1, "window_s": 300.0, "first_in_s": 283.0}
+    assert "less than 300 s (the metrics window) before these metrics" in count.message
+    assert hot.host == "hot" and hot.message == "hot: a move 17 s before these metrics"
     settled = lb.plan_balancing(snap, AppConfig(), b.agg_config(), m.BusySet(),
                                 moved_hosts={"hot": snap.taken_at - 301, "cool": snap.taken_at - 301})
     assert [(mv.source, mv.target) for mv in settled.moves] == [("hot", "cool")]
@@ -351,7 +354,8 @@ def test_a_move_novas_records_show_settles_its_hosts_whoever_asked_for_it():
     snap = b.snapshot(hosts, vms)
     operators = _with_nova_migrations(snap, ("completed", "live-migration", "cool", "hot", 17))
     plan = lb.plan_balancing(operators, AppConfig(), b.agg_config(), m.BusySet())
-    assert plan.moves == () and [r.code for r in plan.reasons] == [reasons.METRICS_SETTLING]
+    assert plan.moves == () and {r.code for r in plan.reasons} == {reasons.METRICS_SETTLING}
+    assert [r.host for r in plan.reasons] == [None, "hot"]  # the count, then the host
     assert lb.settling_hosts(operators, None) == {"cool": 17, "hot": 17}
     # KeyVRM's own record of a later move of the same host wins; a record under way counts
     assert lb.settling_hosts(operators, {"hot": snap.taken_at - 5}) == {"cool": 17, "hot": 5}

@@ -99,3 +99,23 @@ def test_quota_is_charged_only_for_vms_counted_nowhere():
     assert ledger.rejection(counted, req, "dst") is None
     new = b.vm("new", None)
     assert ledger.rejection(new, req, "dst") == capacity.QUOTA_EXCEEDED
+
+
+def test_a_trial_undoes_its_moves_unless_kept_and_an_outer_trial_undoes_the_kept_ones():
+    ledger = _ledger((b.host("src", used_ram_mb=8192), [b.vm("a", "src"), b.vm("b", "src")]),
+                     (b.host("t1"), []), (b.host("t2"), []))
+    vm_a, vm_b = b.vm("a", "src"), b.vm("b", "src")
+    req = capacity.resource_request_of(vm_a)
+    with ledger.trial():
+        with ledger.trial():
+            ledger.move(vm_a, req, "t1")
+        assert ledger.location("a") == "src" and ledger.hosts["t1"].used[m.MEMORY_MB] == 0
+        with ledger.trial() as trial:
+            ledger.move(vm_a, req, "t1")
+            ledger.move(vm_b, req, "t2")
+            trial.keep()
+        assert (ledger.location("a"), ledger.location("b")) == ("t1", "t2")
+        assert ledger.hosts["t1"].instance_ids == {"a"} and ledger.hosts["src"].used[m.MEMORY_MB] == 0
+    assert (ledger.location("a"), ledger.location("b")) == ("src", "src")
+    assert ledger.hosts["t1"].instance_ids == set() and ledger.hosts["t2"].used[m.MEMORY_MB] == 0
+    assert ledger.hosts["src"].used[m.MEMORY_MB] == 8192

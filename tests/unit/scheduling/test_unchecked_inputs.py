@@ -103,3 +103,17 @@ def test_lb_plan_reports_unknown_inputs_of_the_targets_it_chose():
     assert plan.moves and all(move.target == "cool" for move in plan.moves)
     [info] = _unknown(plan)
     assert "img_hv_type=kvm on 1 host" in info.message
+
+
+def test_an_evacuation_planned_twice_reports_only_the_kept_plans_unchecked_inputs():
+    # spreading leaves two VMs behind (v3 among its four), most free RAM first places five
+    # (not v3): the plan kept says it placed 5 VMs unchecked, not the 6 both plans passed
+    hosts = [_dead(), _api_host("h0", vcpus=8, ram_mb=8192), _api_host("h1", vcpus=4, ram_mb=4096),
+             _api_host("h2", vcpus=8, ram_mb=16384)]
+    flavors = {"v2": (4, 8192), "v0": (2, 8192), "v5": (4, 4096), "v3": (1, 8192), "v4": (4, 2048), "v1": (1, 2048)}
+    vms = [b.vm(vm_id, "dead", vcpus, ram_mb, image_id=KVM_IMAGE.id, volume_backed=False)
+           for vm_id, (vcpus, ram_mb) in flavors.items()]
+    plan = _evacuate(hosts, vms, [KVM_IMAGE])
+    assert sorted(move.vm_id for move in plan.moves) == ["v0", "v1", "v2", "v4", "v5"]
+    [info] = _unknown(plan)
+    assert "for 5 VMs" in info.message

@@ -65,18 +65,61 @@ RAM-hot region of seed 1). Per host the source
 part is convex in k_i (S_i is concave, (x)+^2 convex and increasing), so the M largest
 marginal gains over all hosts give its least over sum k_i = M; the receiver part takes the
 M largest (w - d_i)+^2 terms. The least M whose lower bound is within the budget bounds
-the moves of every plan reaching both spreads, for every lam, w_cpu and w_ram; LBjoint is
-the largest over lam = 0, 0.1, ..., 1 (0 and 1: one resource alone) at levels found by
-alternation from w = -sd: for the moves and receivers the bound chose, the levels that maximise it
-(the bound is concave in w, largest where sum clamp(w, l_i, u_i) = 0, u_i = d_i for a host
-that receives nothing, else unbounded), repeated a few rounds. Any lam and levels give a
-valid bound; the search only tightens it. It assumes nothing of the sources (above or
-below the mean, past it or not), so with lam = 0 or 1 it is also a proof of the
-single-resource bound where LB(sd)'s accounting needs its assumptions.
+the moves of every plan reaching both spreads, for every lam, w_cpu and w_ram. It assumes
+nothing of the sources (above or below the mean, past it or not), so with lam = 0 or 1 it
+is also a proof of the single-resource bound where LB(sd)'s accounting needs its
+assumptions.
 
-``relief_floors``: the least ratio to LB(sd) that a plan relieving every hot host to the
-target limit with M moves can have, in LB(sd)'s accounting (the cost of relieving every hot host, rather than
-spending the same moves where they narrow the spread most).
+Any lam and levels give a valid bound; LBjoint is the largest the search finds, which
+has two passes. First, at lam = 0, 0.1, ..., 1, alternation from w = -sd: for the moves
+and receivers the bound chose (a *choice*: a split of the moves and a set of receivers),
+the levels that maximise it (for one choice the bound is concave in w, largest where sum
+clamp(w, l_i, u_i) = 0, u_i = d_i for a host that receives nothing, else unbounded), a few
+rounds. Alternation may stop short of the largest or cycle between two choices (on the
+300-host RAM-hot region of seed 1, lam = 0, a level 3 plan: 36 after 4 rounds, where the
+largest is 40). Second, with M the count found so far: is there a lam and levels at which
+M moves leave the bound over the budget? If so, the count grows to the least whose bound
+is within the budget there, and the question is asked again. For one lam the bound with M
+moves is the least over choices of functions concave in the levels, so it is concave in
+them: an ascent finds its largest. Each step goes to the levels best for the current choice
+(at a fixed point, where those are the current levels, the choice's own largest bound, an
+upper bound of the bound's, is reached: that is its largest); where the bound is not larger
+there, the largest lies where choices meet, and the step goes to the top of the model, the
+least of the bounds of the choices met so far (a cutting-plane method: the model is above
+the bound, its top above the bound's largest; each choice the bound takes at the model's
+top joins it), found by nested golden-section searches over the two levels. Over lam, the
+largest over the levels of the bound, less the budget, is concave: with v = lam w_cpu, lam
+G(v / lam) is the perspective of a function G concave in w, so jointly concave in (lam, v)
+(as is the RAM term in (1 - lam, w_ram (1 - lam))), and so are the least over choices and
+its largest over v. Golden-section search over lam (and lam = 0 and 1) finds its largest; it
+stops early once the values found show that a concave function through them stays under 0
+(``_concave_ceiling``). On the benchmark's 300-host regions (levels 1-5, CPU-hot seeds 1-2,
+RAM-hot seeds 1-3) and the 1,000-host RAM-hot region of seed 2 the count equals the one a
+brute-force search (nested golden-section searches over lam and both levels) finds;
+tests/unit/planning/test_lb_bounds.py checks it against one from the definition on small
+regions.
+
+``relief_floor``: the least ratio M / LBjoint(spreads reached) of any plan of M moves that
+takes every hot host to the target limit (the cost of relieving every hot host, rather than
+spending the same moves where they narrow the spreads most): where it is above a target
+ratio, no such plan meets it. Proof, in LBjoint's accounting. Such a plan moves at least
+c_h VMs off each hot host h (c_h: ``moves_to_limit``'s count for h, the fewest whose
+largest shares cover its excess), so for every lam its weighted sum of squares lam A + (1 -
+lam) B (A = n a^2, B = n b^2, a and b the spreads it reaches) is at least f(lam), the bound
+with M moves and k_h >= c_h (the same bound over fewer choices), at any levels. Its LBjoint
+is at most N if at every lam the largest over the levels of the free bound with N moves,
+q(lam), is within lam A + (1 - lam) B, so if q(lam) <= f(lam) at every lam. That is checked
+with finitely many numbers: for one choice C of N moves, q(lam) <= U_C(lam) = lam max_w
+G_C^cpu(w) + (1 - lam) max_w G_C^ram(w) (the bound is the least over choices, and C's is
+the sum of a CPU and a RAM part), a line in lam; f is concave in lam (as above), so on [lam1,
+lam2] it is at least the line through any values it takes at lam1 and lam2, such as the
+bound at the levels an ascent found there. A choice under both of those values covers the
+interval; [0, 1] is covered by halving intervals (down to 1/64), with the choices the
+ascents met at each end and the middle. The least N so covered (bisection; N = M needs no
+check: LBjoint of a plan's own spreads is at most its moves) gives the floor M / N: every
+relieving plan of M moves has LBjoint <= N, and the benchmark's LBjoint, the largest the
+search finds, is at most that. Exact on the test's small case; a property test checks it
+against every plan of small regions.
 """
 
 import bisect
@@ -160,16 +203,12 @@ def gb_to_limit(snap, hot, ceiling, target) -> float:
     return float(total)
 
 
-def _gains(excesses_shares, gain, start=None):
-    """Per move, the best next ``gain(excess, taken_before, share)`` over all hosts (greedy, concave).
-
-    Each host starts from ``start[i]`` = (moves already off it, points they took).
-    """
+def _gains(excesses_shares, gain):
+    """Per move, the best next ``gain(excess, taken_before, share)`` over all hosts (greedy, concave)."""
     heap = []
     for i, (excess, shares) in enumerate(excesses_shares):
-        r, taken = start[i] if start else (0, 0.0)
-        if r < len(shares) and taken < excess:
-            heapq.heappush(heap, (-gain(excess, taken, shares[r]), i, r, taken))
+        if shares and excess > 0:
+            heapq.heappush(heap, (-gain(excess, 0.0, shares[0]), i, 0, 0.0))
     while heap:
         neg, i, r, taken = heapq.heappop(heap)
         yield -neg
@@ -211,31 +250,14 @@ class _Relaxation:
         rest, total, total_sq = len(below) - j, prefix[-1] - prefix[j], squares[-1] - squares[j]
         return (mean - lo) ** 2 * j + rest * mean * mean - 2 * mean * total + total_sq
 
-    def curves(self, forced=None):
-        """(forced moves, their square gain, their mass, further square gains, further masses) above the mean.
-
-        ``forced[i]``: the least moves off the i-th host above the mean; they are its largest
-        shares (no other set of as many takes more), and the further moves come greedily.
-        """
-        forced = forced or {}
-        start, square, mass = [], 0.0, 0.0
-        for i, (excess, shares) in enumerate(self.above):
-            r = forced.get(i, 0)
-            taken = min(excess, sum(shares[:r]))
-            square += excess * excess - (excess - taken) ** 2
-            mass += taken
-            start.append((r, taken))
-        squares = _gains(self.above, lambda e, t, s: (e - t) ** 2 - (e - min(e, t + s)) ** 2, start)
-        masses = _gains(self.above, lambda e, t, s: min(e, t + s) - t, start)
-        return sum(forced.values()), square, mass, squares, masses
-
-    def sums(self, forced=None):
-        """(moves, least sum of squared deviations) per count of moves, from the forced ones to the last gain.
+    def sums(self):
+        """(moves, least sum of squared deviations) per count of moves, from none to the last gain.
 
         The sums never rise.
         """
-        count, square, mass, square_gain, mass_gain = self.curves(forced)
-        spread_above = self.spread_above - square
+        square_gain = _gains(self.above, lambda e, t, s: (e - t) ** 2 - (e - min(e, t + s)) ** 2)
+        mass_gain = _gains(self.above, lambda e, t, s: min(e, t + s) - t)
+        count, spread_above, mass = 0, self.spread_above, 0.0
         while True:
             yield count, spread_above + self.below_spread(mass)
             try:
@@ -259,42 +281,6 @@ def moves_to_sd(snap, hot, sd, limit=None):
     """LB(``sd``): the least migrations the relaxation needs to reach ``sd`` (docstring); None past ``limit``."""
     relax = _Relaxation(snap, hot)
     return relax.least_moves(relax.n * sd * sd, limit)
-
-
-def relief_floors(snap, hot, ceiling, target, up_to):
-    """M -> the least M / LB(sd reached) of any plan of M moves relieving every host at/above ``ceiling``.
-
-    M runs from the least moves that take every host at or above ``ceiling`` to ``target``
-    to ``up_to`` ({} if no plan can relieve them all). Each such host keeps at least its
-    ``moves_to_limit`` count of moves (its largest shares), the rest go greedily, as in
-    ``moves_to_sd``: no plan that relieves every hot host with M moves reaches a lower
-    spread than this relaxation's, and LB(sd) never grows as sd does, so none has a lower
-    ratio. Levels 1-4 relieve every hot host with about the least moves: where this floor
-    is above a target ratio at every M they may use, the target is out of their reach.
-    """
-    relax = _Relaxation(snap, hot)
-    forced, i = {}, 0
-    for _, value, shares in relax.rows:
-        if value > relax.mean:
-            count = _relief_count(value, shares, ceiling, target)
-            if count is None:
-                return {}
-            if count:
-                forced[i] = count
-            i += 1
-        elif value >= ceiling:  # a hot host at or below the mean: an aggregate hotter than its ceiling
-            return {}
-    relieving = list(itertools.takewhile(lambda pair: pair[0] <= up_to, relax.sums(forced)))
-    free = []  # the free curve, as far as the least of those sums
-    for count, total in relax.sums():
-        free.append(-total)
-        if relieving and total <= relieving[-1][1] + 1e-9:
-            break
-    floors = {}
-    for moves, total in relieving:
-        j = bisect.bisect_left(free, -total - 1e-9)
-        floors[moves] = moves / j if j < len(free) and j else None
-    return floors
 
 
 def _pareto(points):
@@ -355,15 +341,85 @@ def gb_for_moves(snap, hot, ceiling, target, moves) -> float:
                       for count, gb in enumerate(least)), default=math.inf))
 
 
-# The weights of CPU's spread against RAM's that ``moves_to_sds`` tries (0 and 1: one resource alone).
+# The weights of CPU's spread against RAM's that ``moves_to_sds``' first pass tries (0 and 1: one resource alone).
 JOINT_WEIGHTS = tuple(i / 10 for i in range(11))
-_ROUNDS = 4  # alternations of levels and moves per weight
+_ROUNDS = 4  # first pass: alternations of levels and moves per weight
+_ASCENT_STEPS = 40  # second pass: the most steps of an ascent over the levels at one weight and count
+_MODEL_STEPS = 18  # golden-section steps of a search for the model's top, per level
+_BUNDLE = 6  # choices the model keeps (the newest)
+_WEIGHT_STEPS = 12  # golden-section steps over the weight (to an interval of 0.003)
+_FLOOR_DEPTH = 6  # relief_floor: weight intervals are halved down to 1/64
+_GOLDEN = (5 ** 0.5 - 1) / 2
+_MARGIN = 1e-9  # how far over its budget the bound must be to count (rounding)
+
+
+def _golden_max(f, lo, hi, steps, stop=math.inf, give_up=None):
+    """(x, f(x)) of the largest ``f`` golden-section search finds on [lo, hi]; first one above ``stop`` if any.
+
+    Exact (to the interval it narrows to) for a concave ``f``. It ends early once
+    ``give_up()`` is true (asked after each step).
+    """
+    c, d = hi - _GOLDEN * (hi - lo), lo + _GOLDEN * (hi - lo)
+    fc = f(c)
+    if fc > stop:
+        return c, fc
+    fd = f(d)
+    for _ in range(steps):
+        if fd > stop or (give_up is not None and give_up()):
+            break
+        if fc > fd:
+            hi, d, fd = d, c, fc
+            c = hi - _GOLDEN * (hi - lo)
+            fc = f(c)
+            if fc > stop:
+                return c, fc
+        else:
+            lo, c, fc = c, d, fd
+            d = lo + _GOLDEN * (hi - lo)
+            fd = f(d)
+    return (c, fc) if fc > fd else (d, fd)
+
+
+def _concave_ceiling(points):
+    """The most a concave function can reach on the span of ``points`` ((x, f(x)), at least 3), else inf.
+
+    Between two neighbouring points it is under the extensions of the chords on either side
+    (a concave function's chord slopes fall from left to right).
+    """
+    points = sorted(points)
+    if len(points) < 3:
+        return math.inf
+    most = max(y for _, y in points)
+    for i in range(len(points) - 1):
+        (x0, y0), (x1, y1) = points[i], points[i + 1]
+        lines = []  # (slope, through x, y)
+        if i > 0:
+            xl, yl = points[i - 1]
+            lines.append(((y0 - yl) / (x0 - xl), x0, y0))
+        if i + 2 < len(points):
+            xr, yr = points[i + 2]
+            lines.append(((yr - y1) / (xr - x1), x1, y1))
+        candidates = [x0, x1]
+        if len(lines) == 2 and lines[0][0] != lines[1][0]:
+            (s0, a0, b0), (s1, a1, b1) = lines
+            cross = (b1 - b0 + s0 * a0 - s1 * a1) / (s0 - s1)
+            if x0 < cross < x1:
+                candidates.append(cross)
+        most = max(most, max(min(b + s * (x - a) for s, a, b in lines) for x in candidates))
+    return most
+
+
+def _left(terms, count):
+    """A host's source part of the bound once ``count`` VMs left it: sum of weight * (l - level)+^2."""
+    return sum(weight * max(0.0, deviation - level - sums[min(count, len(sums) - 1)]) ** 2
+               for weight, level, deviation, sums in terms)
 
 
 class _Deviations:
     """``moves_to_sds``'s data on one region: per host and resource, its deviation from the mean and largest shares."""
 
     def __init__(self, snap, resources):
+        self.resources = tuple(resources)
         self.hosts = {}  # name -> {resource: (deviation, sums of its k largest movable shares for k = 0, 1, ...)}
         self.count = {}
         for resource in resources:
@@ -373,6 +429,16 @@ class _Deviations:
             for h, value, shares in rows:
                 sums = list(itertools.accumulate(shares, initial=0.0))
                 self.hosts.setdefault(h.name, {})[resource] = (value - mean, sums)
+
+    def weighing(self, lam):
+        """The weights of the resources at ``lam``: CPU's ``lam``, RAM's ``1 - lam`` (one resource: 1)."""
+        if len(self.resources) == 1:
+            return {self.resources[0]: 1.0}
+        return {self.resources[0]: lam, self.resources[1]: 1.0 - lam}
+
+    def budget(self, weights, sds):
+        """The weighted sum of squares a plan reaching ``sds`` has: sum of weight * n * sd^2."""
+        return sum(weight * self.count[r] * sds[r] ** 2 for r, weight in weights.items())
 
     def least_moves(self, weights, levels, budget):
         """(least M whose bound is within ``budget``, VMs off each host, receiving hosts) at ``levels``; M None if none.
@@ -388,8 +454,7 @@ class _Deviations:
                 total += receive
             before = None
             for count in range(max((len(sums) for *_, sums in per), default=0)):
-                left = sum(weight * max(0.0, deviation - level - sums[min(count, len(sums) - 1)]) ** 2
-                           for weight, level, deviation, sums in per)
+                left = _left(per, count)
                 if before is None:
                     total += left
                 else:
@@ -401,13 +466,63 @@ class _Deviations:
         gains.sort(reverse=True)
         receives.sort(reverse=True)
         moves = 0
-        while total > budget + 1e-9:
+        while total > budget + _MARGIN:
             if moves >= max(len(gains), len(receives)):
                 return None, {}, set()
             total -= (gains[moves][0] if moves < len(gains) else 0.0) + (
                 receives[moves][0] if moves < len(receives) else 0.0)
             moves += 1
         return moves, collections.Counter(name for _, name in gains[:moves]), {name for _, name in receives[:moves]}
+
+    def selection(self, weights, levels, moves, forced=None):
+        """(the bound with ``moves`` migrations, VMs off each host, receiving hosts) at ``levels``.
+
+        The least over every split of the moves and set of receivers (module docstring): the
+        largest marginal gains, taken host by host from a heap, and the largest no-receipt
+        terms. ``forced`` maps a host to the least VMs that must leave it (counted among the
+        moves; ``math.inf`` if they are more). Every move and receiver is placed, where the
+        gains run out too (equal, at 0): there the largest share (the most it lowers the
+        bound elsewhere) and the lowest host first, so the choice also bounds nearby levels
+        well (``ascend``'s model).
+        """
+        forced = forced or {}
+        free = moves - sum(forced.values())
+        if free < 0:
+            return math.inf, collections.Counter(), set()
+        heap, receives, total, moved, terms = [], [], 0.0, collections.Counter(forced), {}
+
+        def push(name, count, left, add=heapq.heappush):  # the next VM off ``name``, if any
+            per, most = terms[name]
+            if count < most:
+                after = _left(per, count + 1)
+                share = sum(weight * (sums[min(count + 1, len(sums) - 1)] - sums[min(count, len(sums) - 1)])
+                            for weight, _, _, sums in per)
+                add(heap, (after - left, -share, name, count + 1, after))
+
+        for name, per in self.hosts.items():
+            per = [(weights[r], levels[r], deviation, sums) for r, (deviation, sums) in per.items() if weights.get(r)]
+            if not per:
+                continue
+            receive = sum(weight * (level - deviation) ** 2 for weight, level, deviation, _ in per if level > deviation)
+            receives.append((receive, -sum(weight * deviation for weight, _, deviation, _ in per), name))
+            total += receive
+            count = forced.get(name, 0)
+            left = _left(per, count)
+            total += left
+            terms[name] = (per, max(len(sums) for *_, sums in per) - 1)
+            push(name, count, left, list.append)
+        heapq.heapify(heap)
+        for _ in range(free):
+            if not heap:
+                break
+            loss, _, name, count, left = heapq.heappop(heap)
+            total += loss
+            moved[name] = count
+            push(name, count, left)
+        top = heapq.nlargest(moves, receives)
+        total -= sum(receive for receive, _, _ in top)
+        total -= sum(weight * self.count[r] * levels[r] ** 2 for r, weight in weights.items() if weight)
+        return total, moved, {name for _, _, name in top}
 
     def best_level(self, resource, moved, receivers):
         """The level maximising the bound on ``resource`` for those moves off each host and receivers.
@@ -433,28 +548,234 @@ class _Deviations:
             at, slope = point, slope + change
         return at - value / slope if slope else at
 
+    def summit(self, weights, bundle, levels):
+        """(levels where the least of the bundle's bounds is largest, that largest): the model's top.
 
-def moves_to_sds(snap, sds, weights=JOINT_WEIGHTS):
+        ``bundle``: per choice met, {resource: _Part}. The least of concave functions is
+        concave, and so is its largest over RAM's level as a function of CPU's: nested
+        golden-section searches (one for a single weighted resource), over the span of the
+        parts' breakpoints (outside it a part is flat or rises towards it).
+        """
+        weighted = [r for r in self.resources if weights.get(r)]
+        spans = {r: (min(parts[r].low for parts in bundle) - 1.0, max(parts[r].high for parts in bundle) + 1.0)
+                 for r in weighted}
+        first, *rest = weighted
+        if not rest:
+            x, top = _golden_max(lambda x: min(weights[first] * parts[first](x) for parts in bundle),
+                                 *spans[first], _MODEL_STEPS)
+            return dict(levels, **{first: x}), top
+        (second,) = rest
+        inner = {}
+
+        def over_second(x):
+            fixed = [weights[first] * parts[first](x) for parts in bundle]
+            inner[x], top = _golden_max(lambda y: min(f + weights[second] * parts[second](y)
+                                                      for f, parts in zip(fixed, bundle)), *spans[second], _MODEL_STEPS)
+            return top
+
+        x, top = _golden_max(over_second, *spans[first], _MODEL_STEPS)
+        return dict(levels, **{first: x, second: inner[x]}), top
+
+    def ascend(self, weights, levels, moves, forced=None, stop=math.inf, maxima=None):
+        """(the largest bound with ``moves`` migrations found, its levels).
+
+        The bound is concave in the levels, the least over choices of bounds concave in them
+        (module docstring). From ``levels``, a step goes to the levels best for the choice
+        the bound takes there (``best_level``); where the bound is not larger there, to the
+        top of the model, the least of the bounds of the choices met (a cutting-plane method:
+        the model is above the bound, so its top bounds the largest; each choice found at the
+        top joins the model). It ends at a fixed point (a choice whose best levels are where
+        it is: nothing is above it), where the model's top is no higher than the best found,
+        after ``_ASCENT_STEPS`` steps or once the bound exceeds ``stop``. If ``maxima`` is a
+        list, each choice met appends its own largest bound on each resource (at that
+        resource's ``best_level``), all resources weighted or not: ``relief_floor``'s upper
+        bounds.
+        """
+        weighted = [r for r in self.resources if weights.get(r)]
+        read = self.resources if maxima is not None else weighted
+        value, moved, receivers = self.selection(weights, levels, moves, forced)
+        bundle, current = [], True  # current: the newest choice is the one the bound takes at ``levels``
+
+        def meet(moved, receivers):
+            parts = {r: _Part(self, r, moved, receivers) for r in read}
+            bundle.append(parts)
+            del bundle[:-_BUNDLE]
+            if maxima is not None:
+                maxima.append({r: parts[r](self.best_level(r, moved, receivers)) for r in self.resources})
+
+        meet(moved, receivers)
+        for _ in range(_ASCENT_STEPS):
+            if value > stop:
+                break
+            if current:
+                best = dict(levels, **{r: self.best_level(r, moved, receivers) for r in weighted})
+                if all(abs(best[r] - levels[r]) <= 1e-9 * (1.0 + abs(levels[r])) for r in weighted):
+                    break
+                found = self.selection(weights, best, moves, forced)
+                meet(*found[1:])
+                if found[0] > value:
+                    levels, (value, moved, receivers) = best, found
+                    continue
+            step, top = self.summit(weights, bundle, levels)
+            if top <= value + 1e-9 * max(1.0, abs(value)):
+                break
+            found = self.selection(weights, step, moves, forced)
+            meet(*found[1:])
+            current = found[0] > value
+            if current:
+                levels, (value, moved, receivers) = step, found
+        return value, levels
+
+
+class _Part:
+    """One resource's part of the bound for one choice as a function of the level: sum dist(w, [l_i, u_i])^2 - n w^2.
+
+    On sorted breakpoints with running sums: a value costs two bisections.
+    """
+
+    def __init__(self, deviations, resource, moved, receivers):
+        lows, highs = [], []
+        for name, per in deviations.hosts.items():
+            if resource in per:
+                deviation, sums = per[resource]
+                lows.append(deviation - sums[min(moved.get(name, 0), len(sums) - 1)])
+                if name not in receivers:
+                    highs.append(deviation)
+        self.count = deviations.count[resource]
+        self.lows, self.highs = sorted(lows), sorted(highs)
+        self.low = self.lows[0] if lows else 0.0
+        self.high = max(self.highs[-1] if highs else self.low, self.lows[-1] if lows else 0.0)
+        self.low_sums = list(itertools.accumulate(self.lows, initial=0.0))
+        self.low_squares = list(itertools.accumulate((x * x for x in self.lows), initial=0.0))
+        self.high_sums = list(itertools.accumulate(self.highs, initial=0.0))
+        self.high_squares = list(itertools.accumulate((x * x for x in self.highs), initial=0.0))
+
+    def __call__(self, level):
+        i = bisect.bisect_right(self.lows, level)  # lows[i:] are above the level
+        j = bisect.bisect_left(self.highs, level)  # highs[:j] are below it
+        above = (self.low_squares[-1] - self.low_squares[i] - 2 * level * (self.low_sums[-1] - self.low_sums[i])
+                 + (len(self.lows) - i) * level * level)
+        below = self.high_squares[j] - 2 * level * self.high_sums[j] + j * level * level
+        return above + below - self.count * level * level
+
+
+def moves_to_sds(snap, sds):
     """LBjoint: the least migrations that bring each resource's spread to ``sds[resource]`` in one plan (docstring).
 
     ``sds``: {"cpu": a, "ram": b} (or one of them); None if the bound finds no count that
-    does. The largest over ``weights`` of CPU's spread against RAM's.
+    does. The largest over the weight of CPU's spread against RAM's and the levels, searched
+    in two passes (module docstring).
     """
-    resources = tuple(sorted(sds))
-    deviations = _Deviations(snap, resources)
-    pairs = [{resources[0]: 1.0}] if len(resources) == 1 else [
-        {resources[0]: weight, resources[1]: 1.0 - weight} for weight in weights]
-    best = 0
-    for weighted in pairs:
-        budget = sum(weight * deviations.count[r] * sds[r] ** 2 for r, weight in weighted.items())
-        levels = {r: -sds[r] for r in resources}
+    deviations = _Deviations(snap, tuple(sorted(sds)))
+    lams = JOINT_WEIGHTS if len(deviations.resources) == 2 else (1.0,)
+    best, start = 0, {}
+    for lam in lams:  # first pass: alternation from the levels -sd
+        weights = deviations.weighing(lam)
+        budget = deviations.budget(weights, sds)
+        levels = {r: -sds[r] for r in deviations.resources}
         for _ in range(_ROUNDS):
-            moves, moved, receivers = deviations.least_moves(weighted, levels, budget)
+            moves, moved, receivers = deviations.least_moves(weights, levels, budget)
             if moves is None:
                 return None
             best = max(best, moves)
-            found = {r: deviations.best_level(r, moved, receivers) if weighted[r] else levels[r] for r in resources}
+            found = {r: deviations.best_level(r, moved, receivers) if weights[r] else levels[r]
+                     for r in deviations.resources}
             if found == levels:
                 break
             levels = found
-    return best
+        start[lam] = levels
+    while True:  # second pass: is there a weight and levels where ``best`` moves leave the bound over budget?
+        point = _exceeding(deviations, sds, best, start)
+        if point is None:
+            return best
+        weights, levels = point
+        moves, _, _ = deviations.least_moves(weights, levels, deviations.budget(weights, sds))
+        if moves is None:
+            return None
+        if moves <= best:  # over the budget by less than least_moves' rounding margin
+            return best
+        best = moves
+
+
+def _exceeding(deviations, sds, moves, start):
+    """(weights, levels) where the bound with ``moves`` migrations is over the budget of ``sds``, or None.
+
+    At each weight tried, the levels by ``ascend`` from those of the nearest weight tried
+    before (``start``: weight -> levels, updated); the weights 0 and 1, then golden-section
+    search over the weight: the largest bound less the budget is concave in the weight
+    (module docstring), so the search finds its largest, and gives up once the weights tried
+    show that it stays under the budget (``_concave_ceiling``).
+    """
+    tried = {}
+
+    def excess(lam):
+        weights = deviations.weighing(lam)
+        budget = deviations.budget(weights, sds)
+        nearest = min(start, key=lambda known: abs(known - lam))
+        value, levels = deviations.ascend(weights, start[nearest], moves, stop=budget)
+        start[lam] = levels
+        tried[lam] = value - budget
+        return value - budget
+
+    if len(deviations.resources) == 1:
+        return (deviations.weighing(1.0), start[1.0]) if excess(1.0) > _MARGIN else None
+    for lam in (0.0, 1.0):
+        if excess(lam) > _MARGIN:
+            return deviations.weighing(lam), start[lam]
+    lam, value = _golden_max(excess, 0.0, 1.0, _WEIGHT_STEPS, stop=_MARGIN,
+                             give_up=lambda: _concave_ceiling(tried.items()) <= _MARGIN)
+    return (deviations.weighing(lam), start[lam]) if value > _MARGIN else None
+
+
+def relief_floor(snap, hot, ceiling, target, moves):
+    """The least ``moves`` / LBjoint(spreads reached) of a plan of that many moves relieving every hot host (docstring).
+
+    Hot: at or above ``ceiling`` on ``hot`` (by demand), relieved to ``target``. None if no
+    plan of ``moves`` migrations can relieve them all, or if the bound gives no floor above 0.
+    """
+    forced, movable = {}, 0
+    for h, value, shares in _hot_values(snap, hot):
+        movable += len(shares)
+        count = _relief_count(value, shares, ceiling, target)
+        if count is None:
+            return None
+        if count:
+            forced[h.name] = count
+    if sum(forced.values()) > moves or moves > movable:
+        return None
+    deviations = _Deviations(snap, ("cpu", "ram"))
+    lows, uppers = {}, {}
+
+    def low(lam):  # the relieving plans' bound at ``lam``: at its best levels found, a lower value of its largest
+        if lam not in lows:
+            weights = deviations.weighing(lam)
+            lows[lam] = deviations.ascend(weights, dict.fromkeys(deviations.resources, 0.0), moves, forced)[0]
+        return lows[lam]
+
+    def upper(lam, count):  # per selection of ``count`` free moves met at ``lam``: its largest bound per resource
+        if (lam, count) not in uppers:
+            weights = deviations.weighing(lam)
+            uppers[(lam, count)] = []
+            deviations.ascend(weights, dict.fromkeys(deviations.resources, 0.0), count, maxima=uppers[(lam, count)])
+        return uppers[(lam, count)]
+
+    def covered(count):  # does every weight have a selection of ``count`` moves whose largest bound is under low?
+        intervals = [(0.0, 1.0, 0)]
+        while intervals:
+            a, b, depth = intervals.pop()
+            met = upper(a, count) + upper(b, count) + upper((a + b) / 2, count)
+            if not any(all(sum(weight * most[r] for r, weight in deviations.weighing(lam).items()) <= low(lam)
+                           for lam in (a, b)) for most in met):
+                if depth == _FLOOR_DEPTH:
+                    return False
+                intervals += [(a, (a + b) / 2, depth + 1), ((a + b) / 2, b, depth + 1)]
+        return True
+
+    lo, hi = 0, moves  # hi is covered: LBjoint of a plan's own spreads is at most its moves
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if covered(mid):
+            hi = mid
+        else:
+            lo = mid
+    return moves / hi if hi else None

@@ -218,16 +218,30 @@ def test_a_relieved_host_stops_under_the_target_limit_not_at_the_coolest_healthy
     assert plan.moves[0].load.source.cpu_after_pct == pytest.approx(71.25)
 
 
+def _plan_of_a_host_at_86_cpu(vms):
+    """The plan of a host at 86% CPU (11 points over its target limit, 75) carrying ``vms``, and a cold host."""
+    hosts = [b.host("hot", vcpus=40, ram_mb=327680, cpu_pct=86.0, ram_pct=45.0, used_vcpus=40,
+                    used_ram_mb=sum(vm.flavor.ram_mb for vm in vms)),
+             b.host("cold", vcpus=40, ram_mb=327680, cpu_pct=10.0, ram_pct=45.0)]
+    return _default_plan(hosts, vms)
+
+
 def test_the_vm_carrying_most_of_the_hot_resource_per_gb_moves_even_beyond_the_need():
-    hosts = [b.host("hot", vcpus=40, ram_mb=163840, cpu_pct=86.0, ram_pct=45.0, used_vcpus=40,
-                    used_ram_mb=24576),
-             b.host("cold", vcpus=40, ram_mb=163840, cpu_pct=10.0, ram_pct=45.0)]
     # 11 points are needed (86 -> 75): "enough" does just that with 8 GB; "busy" carries 30
     # points with 16 GB, more CPU per GB copied, so one move relieves far more
-    vms = [_measured("enough", "hot", 4.4, 8192), _measured("busy", "hot", 12, 16384)]
-    plan = _default_plan(hosts, vms)
+    plan = _plan_of_a_host_at_86_cpu([_measured("enough", "hot", 4.4, 8192), _measured("busy", "hot", 12, 16384)])
     assert [mv.vm_id for mv in plan.moves] == ["busy"]
     assert plan.moves[0].load.source.cpu_after_pct == pytest.approx(56.0)
+
+
+def test_below_level_5_a_vm_far_bigger_than_the_need_counts_for_three_times_the_need():
+    # 11 points are needed. "busy-big" carries 40 points with 72 GB, more CPU per GB copied
+    # (plus 32 GB a migration) than "enough", 12 points with 4 GB: 0.38 against 0.33. But only
+    # 3 x 11 = 33 of its points count (lb.RELIEF_CAP), 0.32 a GB: "enough" goes, alone
+    # relieving the host, and 4 GB are copied instead of 72
+    plan = _plan_of_a_host_at_86_cpu([_measured("busy-big", "hot", 16, 73728), _measured("enough", "hot", 4.8, 4096)])
+    assert [mv.vm_id for mv in plan.moves] == ["enough"]
+    assert plan.moves[0].load.source.cpu_after_pct == pytest.approx(74.0)
 
 
 def test_without_the_ceiling_the_same_host_is_not_overloaded():

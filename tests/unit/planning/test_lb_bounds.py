@@ -85,28 +85,20 @@ def test_no_plan_of_any_level_needs_fewer_migrations_than_the_bounds(shape, seed
             assert copied >= lb_bounds.gb_for_moves(snap, shape, ceiling, target, len(plan.moves)), level
 
 
-def test_the_relief_floor_keeps_each_hot_hosts_least_moves_then_goes_greedily():
-    # hot 90%: shares 25, 15, 10; mean 55. Relieving it to 75 takes the 25 (1 move, sd 10: LB 1);
-    # to 55 takes 25 + 15 (2 moves, sd 0: LB 2). Both plans sit on the bound: floor 1.0.
-    snap = _region([_measured("big", "hot", 10.0), _measured("mid", "hot", 6.0), _measured("small", "hot", 4.0)])
-    assert lb_bounds.relief_floors(snap, "cpu", 85.0, 75.0, up_to=3) == {1: 1.0, 2: 1.0}
-    assert lb_bounds.relief_floors(snap, "cpu", 85.0, 55.0, up_to=3) == {2: 1.0}
-    pinned = [_measured("big", "hot", 10.0, no_migr=True), _measured("mid", "hot", 6.0)]
-    assert lb_bounds.relief_floors(_region(pinned), "cpu", 85.0, 55.0, up_to=3) == {}
-
-
-def test_relieving_a_barely_hot_host_costs_moves_a_free_plan_spends_where_the_spread_is():
-    # mean 52 over a 100% host (four 25-point VMs), b at 61% (2-point VMs), e at 59% (one
-    # 7-point VM), two empty 20% hosts. Relief to 55 over a 60 ceiling takes 2 of a's and 3 of
-    # b's: 5 moves, a spread (sum of squares) of 58 above the mean and 50 below. The free
-    # relaxation reaches less (73.5) with 4: a's two, e's, one of b's. No relieving plan of 5
-    # moves is nearer LB(sd) than 5 / 4.
-    hosts = [b.host(name, vcpus=40, cpu_pct=pct) for name, pct in
-             (("a", 100.0), ("b", 61.0), ("e", 59.0), ("c", 20.0), ("d", 20.0))]
-    vms = ([_measured("a%d" % i, "a", 10.0) for i in range(4)] + [_measured("b%d" % i, "b", 0.8) for i in range(5)]
-           + [_measured("e0", "e", 2.8)])
-    floors = lb_bounds.relief_floors(b.snapshot(hosts, vms), "cpu", 60.0, 55.0, up_to=5)
-    assert floors == {5: pytest.approx(1.25)}
+def test_the_relief_floor_is_the_ratio_of_the_best_plan_that_relieves_every_hot_host():
+    # CPU means 40: "h" 22 points over (three 4-point VMs), just over the 60 ceiling, "g" 18
+    # over with one 20-point VM, "c1" and "c2" 20 under; RAM even, the VMs carry none. Relief
+    # to 55 takes two of h's VMs: at best one on each of c1 and c2, a sum of squares of 14^2
+    # + 18^2 + 16^2 + 16^2 = 1032 (also the bound with h's two forced moves). One free move
+    # (g's VM onto c1) reaches 888: LBjoint of every relieving plan of 2 moves is 1, floor 2.
+    vms = [_vm("h%d" % i, "h", 4, 0) for i in range(3)] + [_vm("g0", "g", 20, 0)]
+    snap = b.snapshot(_hosts((("h", 62, 40), ("g", 58, 40), ("c1", 20, 40), ("c2", 20, 40))), vms)
+    assert lb_bounds.moves_to_sds(snap, {"cpu": math.sqrt(1032 / 4), "ram": 0.0}) == 1
+    assert lb_bounds.relief_floor(snap, "cpu", 60.0, 55.0, 2) == 2.0
+    assert lb_bounds.relief_floor(snap, "cpu", 60.0, 55.0, 1) is None  # the relief takes 2 moves
+    pinned = [_vm("h%d" % i, "h", 4, 0, no_migr=i > 0) for i in range(3)]
+    assert lb_bounds.relief_floor(b.snapshot(_hosts((("h", 62, 40), ("c1", 20, 40))), pinned),
+                                  "cpu", 60.0, 55.0, 3) is None  # one movable VM cannot relieve it
 
 
 def test_the_gb_bound_covers_each_hot_hosts_excess_with_the_least_ram():
@@ -179,23 +171,35 @@ small_regions = st.lists(
     min_size=3, max_size=4)
 
 
-@hsettings(max_examples=40, deadline=None)
-@given(small_regions, st.sampled_from([50.0, 60.0, 70.0]))
-def test_no_plan_of_a_small_region_beats_the_joint_or_gb_bounds(rows, ceiling):
-    """Every plan of a small region (each VM stays or goes to any other host), hosts of one capacity."""
-    hosts, vms, load = [], [], {}
+def _small_region(rows):
+    """(snapshot, [(host, cpu, ram)], VMs) of ``small_regions`` rows: hosts of one capacity, at most 6 VMs."""
+    hosts, vms = [], []
     for i, (cpu, ram, carried) in enumerate(rows):
         name = "h%d" % i
         carried = carried[:max(0, len(rows) * 2 - 2 - len(vms))]  # at most 6 VMs: 4^6 plans
         cpu, ram = max(cpu, sum(c for c, _, _ in carried)), max(ram, sum(r for _, r, _ in carried))
         hosts.append((name, cpu, ram))
-        load[name] = [cpu, ram]
         vms.extend(_vm("%s-%d" % (name, j), name, c, r, gb=gb) for j, (c, r, gb) in enumerate(carried))
-    snap = b.snapshot(_hosts(hosts), vms)
+    return b.snapshot(_hosts(hosts), vms), hosts, vms
+
+
+def _least_pairs(reached):
+    """The (sd_cpu, sd_ram) pairs of ``reached`` no other beats on both."""
+    return [(cpu, ram) for cpu, ram in reached
+            if not any(other != (cpu, ram) and other[0] <= cpu and other[1] <= ram for other in reached)]
+
+
+@hsettings(max_examples=40, deadline=None)
+@given(small_regions, st.sampled_from([50.0, 60.0, 70.0]))
+def test_no_plan_of_a_small_region_beats_the_joint_gb_or_relief_floor_bounds(rows, ceiling):
+    """Every plan of a small region (each VM stays or goes to any other host), hosts of one capacity."""
+    snap, hosts, vms = _small_region(rows)
+    load = {name: [cpu, ram] for name, cpu, ram in hosts}
     names = [name for name, _, _ in hosts]
     target = ceiling - 10.0
-    # per count of moves: the spreads its plans reach; the least GB of one relieving every hot host
-    spreads, least = {}, {}
+    # per count of moves: the spreads its plans reach, those of plans relieving every hot host
+    # and the least GB of one of them
+    spreads, relieving, least = {}, {}, {}
     for placement in itertools.product(names, repeat=len(vms)):
         after = {name: list(values) for name, values in load.items()}
         moved = [(vm, host) for vm, host in zip(vms, placement) if host != vm.host]
@@ -206,11 +210,91 @@ def test_no_plan_of_a_small_region_beats_the_joint_or_gb_bounds(rows, ceiling):
         sds = {key: statistics.pstdev(values[k] for values in after.values()) for k, key in enumerate(("cpu", "ram"))}
         spreads.setdefault(len(moved), []).append((sds["cpu"], sds["ram"]))
         if all(after[name][0] <= target + 1e-9 for name, cpu, _ in hosts if cpu >= ceiling):
+            relieving.setdefault(len(moved), []).append((sds["cpu"], sds["ram"]))
             gb = sum(vm.flavor.ram_mb // 1024 for vm, _ in moved)
             least[len(moved)] = min(least.get(len(moved), math.inf), gb)
+    joints = {}  # (sd_cpu, sd_ram) -> LBjoint
     for moves, reached in spreads.items():
-        for cpu, ram in reached:  # the pairs no other plan of as many moves beats on both
-            if not any(other != (cpu, ram) and other[0] <= cpu and other[1] <= ram for other in reached):
-                assert moves >= lb_bounds.moves_to_sds(snap, {"cpu": cpu, "ram": ram})
+        for cpu, ram in _least_pairs(reached):
+            joints[(cpu, ram)] = lb_bounds.moves_to_sds(snap, {"cpu": cpu, "ram": ram})
+            assert moves >= joints[(cpu, ram)]
     for moves, gb in least.items():
         assert gb >= lb_bounds.gb_for_moves(snap, "cpu", ceiling, target, moves)
+    for moves, reached in relieving.items():
+        floor = lb_bounds.relief_floor(snap, "cpu", ceiling, target, moves)
+        for cpu, ram in _least_pairs(reached):
+            if (cpu, ram) not in joints:
+                joints[(cpu, ram)] = lb_bounds.moves_to_sds(snap, {"cpu": cpu, "ram": ram})
+            joint = joints[(cpu, ram)]
+            if joint:
+                assert floor is not None and moves / joint >= floor - 1e-9, (moves, joint, floor)
+
+
+def _golden_max(f, lo, hi, steps):
+    """The largest ``f`` golden-section search finds on [lo, hi] and at both ends."""
+    ratio = (5 ** 0.5 - 1) / 2
+    best = max(f(lo), f(hi))
+    c, d = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
+    fc, fd = f(c), f(d)
+    for _ in range(steps):
+        if fc > fd:
+            hi, d, fd = d, c, fc
+            c = hi - ratio * (hi - lo)
+            fc = f(c)
+        else:
+            lo, c, fc = c, d, fd
+            d = lo + ratio * (hi - lo)
+            fd = f(d)
+    return max(best, fc, fd)
+
+
+def _joint_excess_by_brute_force(snap, sds, moves, steps=16):
+    """The largest over the weight and both levels of LBjoint's bound with ``moves`` migrations, less its budget.
+
+    From the bound's definition (lb_bounds' docstring), each part by brute force: the least
+    over every split of the moves between the hosts (a host's k largest shares off it, per
+    resource), every receiver set of at most ``moves`` hosts (the largest no-receipt terms),
+    and nested golden-section searches over the weight, CPU's level and RAM's (each search is
+    exact for the concave function it searches).
+    """
+    deviations = lb_bounds._Deviations(snap, ("cpu", "ram"))
+    hosts = list(deviations.hosts.values())
+    count = deviations.count
+
+    def bound(lam, levels):
+        weights = {"cpu": lam, "ram": 1.0 - lam}
+        least = {0: 0.0}  # moves used -> least source part, host by host over every split
+        for per in hosts:
+            costs = [sum(weights[r] * max(0.0, deviation - levels[r] - sums[k]) ** 2
+                         for r, (deviation, sums) in per.items()) for k in range(len(per["cpu"][1]))]
+            split = {}
+            for used, total in least.items():
+                for k, cost in enumerate(costs[:moves - used + 1]):
+                    split[used + k] = min(split.get(used + k, math.inf), total + cost)
+            least = split
+        stays = sorted((sum(weights[r] * max(0.0, levels[r] - deviation) ** 2 for r, (deviation, _) in per.items())
+                        for per in hosts), reverse=True)
+        return (min(least.values()) + sum(stays[moves:])
+                - sum(weights[r] * count[r] * levels[r] ** 2 for r in weights))
+
+    def excess(lam):
+        budget = lam * count["cpu"] * sds["cpu"] ** 2 + (1.0 - lam) * count["ram"] * sds["ram"] ** 2
+        return _golden_max(lambda cpu: _golden_max(lambda ram: bound(lam, {"cpu": cpu, "ram": ram}),
+                                                   -100.0, 100.0, steps), -100.0, 100.0, steps) - budget
+
+    return _golden_max(excess, 0.0, 1.0, steps)
+
+
+@hsettings(max_examples=20, deadline=None)
+@given(st.lists(st.tuples(st.integers(10, 90), st.integers(10, 90),
+                          st.lists(st.tuples(_points, _points, st.just(4)), max_size=2)), min_size=3, max_size=4),
+       st.floats(0.6, 1.0), st.floats(0.6, 1.0))
+def test_the_joint_bound_finds_every_count_a_brute_force_search_over_weights_and_levels_proves(rows, cpu_part,
+                                                                                               ram_part):
+    # the search's count leaves the bound within budget at every weight and levels
+    snap, hosts, _ = _small_region(rows)
+    sds = {"cpu": cpu_part * statistics.pstdev(cpu for _, cpu, _ in hosts),
+           "ram": ram_part * statistics.pstdev(ram for _, _, ram in hosts)}
+    found = lb_bounds.moves_to_sds(snap, sds)
+    if found is not None:
+        assert _joint_excess_by_brute_force(snap, sds, found) <= 1e-6 * len(hosts) * 100.0 ** 2
